@@ -1,0 +1,58 @@
+# Smallville: `make demo` and `make test` work from a fresh clone.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install migrate demo test lint typecheck schema pytest bench serve web worker db-stop clean
+
+$(PY):
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (Python 3.11)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: install
+	$(PY) manage.py migrate --verbosity 0
+
+demo: migrate
+	$(PY) manage.py demo
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy .
+
+schema: migrate
+	$(PY) manage.py spectacular --fail-on-warn --validate --file /dev/null
+
+pytest: install
+	$(VENV)/bin/pytest -q
+
+test: lint schema pytest
+
+bench: migrate
+	$(PY) -m bench.pathfinding
+
+serve: migrate
+	@echo "web on http://127.0.0.1:8000 and one Celery worker; Ctrl-C stops both"
+	@trap 'kill 0' INT TERM; \
+	$(VENV)/bin/celery -A smallville_project worker --loglevel=INFO --concurrency=2 & \
+	$(PY) manage.py runserver 127.0.0.1:8000; wait
+
+web: migrate
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+worker: migrate
+	$(VENV)/bin/celery -A smallville_project worker --loglevel=INFO
+
+db-stop:
+	-$(PY) -m smallville_project.embedded_db stop
+
+clean: db-stop
+	rm -rf $(VENV) .pgdata .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Residents (generative agents): identity, state, cognition, language models, the tick."""

@@ -1,0 +1,65 @@
+"""Writes on residents and simulations that involve them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from world.eventlog import EventDraft, events_append
+from world.models import Simulation
+from world.projections import SIMULATION_CREATED
+from world.towns import town_get_or_import
+
+from .bases import base_load
+from .projections import AGENT_CREATED
+
+
+def simulation_create_from_base(
+    *,
+    owner: User,
+    base: str,
+    name: str = "",
+    seed: int = 0,
+    sec_per_step: int | None = None,
+    config: dict[str, Any] | None = None,
+) -> Simulation:
+    """A new simulation of a shipped base; the simulation and its residents are events."""
+    loaded = base_load(base)
+    with transaction.atomic():
+        town = town_get_or_import(loaded.town)
+        simulation = Simulation.objects.create(
+            owner=owner,
+            name=name or base,
+            town=town,
+            base=base,
+            start_time=loaded.start_time,
+            sec_per_step=sec_per_step or loaded.sec_per_step,
+            seed=seed,
+            config=config or {},
+        )
+        drafts = [
+            EventDraft(
+                kind=SIMULATION_CREATED,
+                payload={
+                    "name": simulation.name,
+                    "town": town.name,
+                    "base": base,
+                    "start_time": simulation.start_time.isoformat(),
+                    "sec_per_step": simulation.sec_per_step,
+                    "seed": seed,
+                    "config": simulation.config,
+                },
+            )
+        ]
+        drafts += [
+            EventDraft(
+                kind=AGENT_CREATED,
+                agent=persona.name,
+                payload={**persona.identity, "tile": list(persona.tile)},
+            )
+            for persona in loaded.personas
+        ]
+        events_append(simulation=simulation, drafts=drafts, step=0)
+    return simulation

@@ -1,0 +1,1 @@
+"""The REST API: serializers, views, permissions and the error format."""

@@ -1,0 +1,1 @@
+"""The memory stream: memories with embeddings, retrieval, and the embedding cache."""

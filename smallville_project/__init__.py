@@ -1,0 +1,7 @@
+"""Smallville project package: settings, Celery app, URLs and the embedded database."""
+
+from __future__ import annotations
+
+from .celery import app as celery_app
+
+__all__ = ("celery_app",)

