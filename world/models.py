@@ -97,7 +97,15 @@ class Simulation(models.Model):
     status_reason = models.TextField(blank=True, default="")
     seed = models.BigIntegerField(default=0)
     config = models.JSONField(default=dict, blank=True)
-    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    embedding_model = models.CharField(
+        max_length=200, blank=True, default="", help_text="set on first embedding; never mixed"
+    )
+    budget_calls = models.PositiveIntegerField(
+        null=True, blank=True, help_text="model calls allowed; empty for no limit"
+    )
+    budget_tokens = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="prompt + completion tokens allowed; empty for no limit"
+    )
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
     )
