@@ -78,6 +78,9 @@ class Evidence(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.reflection_id} cites {self.memory_id}"
+
 
 class EmbeddingCache(models.Model):
     """Embeddings by model, prefix kind (e5's query/passage) and text hash."""
@@ -94,3 +97,6 @@ class EmbeddingCache(models.Model):
                 fields=["model", "kind", "text_hash"], name="embedding_cache_unique"
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.model} {self.kind} {self.text_hash[:12]}"
