@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
-from pgvector.django import VectorField
+from pgvector.django import HnswIndex, VectorField
 
 EMBEDDING_DIMENSIONS = 384
 
@@ -56,7 +56,16 @@ class Memory(models.Model):
         indexes = [
             models.Index(fields=["agent", "kind"]),
             models.Index(fields=["agent", "created"]),
+            models.Index(fields=["agent", "last_accessed"]),
+            models.Index(fields=["agent", "importance"]),
             models.Index(fields=["simulation", "agent"]),
+            HnswIndex(
+                name="memory_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
         ]
 
     def __str__(self) -> str:

@@ -32,3 +32,23 @@ def simulation_get(*, user: User | AnonymousUser, pk: int) -> Simulation:
 
 def event_list(*, simulation: Simulation) -> QuerySet[Event]:
     return Event.objects.filter(simulation=simulation).order_by("seq")
+
+
+def arena_addresses(*, town: Town) -> dict[int, str]:
+    """Arena block id -> arena address, from the town's legend (no query)."""
+    return {
+        int(row[0]): ":".join(cell.strip() for cell in row[1:4]) for row in town.legends["arena"]
+    }
+
+
+def address_at(*, town: Town, tile: tuple[int, int]) -> str:
+    """The address of the deepest place (arena, else sector, else world) at a tile."""
+    x, y = tile
+    index = town.tile_index(x, y)
+    arena = arena_addresses(town=town).get(town.arena_layer[index])
+    if arena:
+        return arena
+    for row in town.legends["sector"]:
+        if int(row[0]) == town.sector_layer[index]:
+            return ":".join(cell.strip() for cell in row[1:3])
+    return town.world_name

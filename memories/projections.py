@@ -1,0 +1,157 @@
+"""Projection of memory events onto `Memory` and `Evidence` rows.
+
+A memory's embedding is not copied into the log: the event names the text's hash, and the
+vector is read from the content-addressed `EmbeddingCache` (model, "passage", sha256), which
+is never rewritten. So the log stays small and a rebuild recreates identical vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Max
+
+from world.eventlog import projection_register
+from world.models import Event, Simulation
+
+from .models import EmbeddingCache, Evidence, Memory
+
+MEMORY_CREATED = "memory.created"
+MEMORY_TOUCHED = "memory.touched"
+PASSAGE = "passage"
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class MemoryProjection:
+    name = "memories"
+    order = 20
+    kinds = frozenset({MEMORY_CREATED, MEMORY_TOUCHED})
+
+    def reset(self, simulation: Simulation) -> None:
+        Memory.objects.filter(simulation=simulation).delete()
+
+    def apply(self, simulation: Simulation, events: Sequence[Event]) -> None:
+        created = [e for e in events if e.kind == MEMORY_CREATED]
+        if created:
+            self._create(simulation, created)
+        for event in events:
+            if event.kind == MEMORY_TOUCHED:
+                Memory.objects.filter(
+                    simulation=simulation,
+                    agent__name=event.agent,
+                    number__in=event.payload["numbers"],
+                ).update(last_accessed=datetime.fromisoformat(event.payload["at"]))
+
+    def _create(self, simulation: Simulation, events: Sequence[Event]) -> None:
+        from agents.models import Agent  # the projection runs once apps are loaded
+
+        agent_ids = dict(Agent.objects.filter(simulation=simulation).values_list("name", "id"))
+        hashes = {e.payload["embedding_hash"] for e in events}
+        vectors = dict(
+            EmbeddingCache.objects.filter(
+                model=events[0].payload["embedding_model"], kind=PASSAGE, text_hash__in=hashes
+            ).values_list("text_hash", "embedding")
+        )
+        missing = hashes - vectors.keys()
+        if missing:
+            raise LookupError(f"{len(missing)} memory embeddings are missing from the cache")
+
+        # Depths of cited memories that are not in this batch.
+        cited: dict[int, set[int]] = defaultdict(set)
+        for event in events:
+            for number in event.payload.get("evidence", []):
+                cited[agent_ids[event.agent]].add(number)
+        known: dict[tuple[int, int], tuple[int, int]] = {}  # (agent, number) -> (id, depth)
+        for agent_id, numbers in cited.items():
+            for pk, number, depth in Memory.objects.filter(
+                agent_id=agent_id, number__in=numbers
+            ).values_list("id", "number", "depth"):
+                known[(agent_id, number)] = (pk, depth)
+
+        # Numbers continue each agent's count in log order, so a rebuild assigns the same.
+        next_number = {agent_id: 1 for agent_id in agent_ids.values()}
+        for agent_id, top in (
+            Memory.objects.filter(simulation=simulation)
+            .values("agent_id")
+            .annotate(top=Max("number"))
+            .values_list("agent_id", "top")
+        ):
+            next_number[agent_id] = top + 1
+        rows = []
+        for event in events:
+            p = event.payload
+            agent_id = agent_ids[event.agent]
+            depth = 0
+            if p["kind"] == "reflection":
+                depth = 1 + max((_depth(known, agent_id, n) for n in p["evidence"]), default=0)
+            memory = Memory(
+                simulation=simulation,
+                agent_id=agent_id,
+                number=next_number[agent_id],
+                kind=p["kind"],
+                description=p["description"],
+                subject=p.get("subject", ""),
+                predicate=p.get("predicate", ""),
+                object=p.get("object", ""),
+                created=event.sim_time,
+                last_accessed=event.sim_time,
+                importance=p["importance"],
+                embedding=vectors[p["embedding_hash"]],
+                depth=depth,
+            )
+            next_number[agent_id] += 1
+            rows.append(memory)
+            known[(agent_id, memory.number)] = (-1, depth)
+        Memory.objects.bulk_create(rows)
+        ids = {(m.agent_id, m.number): m.pk for m in rows}
+        links = []
+        for event, memory in zip(events, rows, strict=True):
+            for position, number in enumerate(event.payload.get("evidence", [])):
+                target = ids.get((memory.agent_id, number)) or known[(memory.agent_id, number)][0]
+                links.append(Evidence(reflection=memory, memory_id=target, position=position))
+        Evidence.objects.bulk_create(links)
+
+    def snapshot(self, simulation: Simulation) -> Any:
+        evidence: dict[int, list[int]] = defaultdict(list)
+        for reflection_id, number in (
+            Evidence.objects.filter(reflection__simulation=simulation)
+            .order_by("reflection_id", "position")
+            .values_list("reflection_id", "memory__number")
+        ):
+            evidence[reflection_id].append(number)
+        return [
+            {
+                "agent": m.agent.name,
+                "number": m.number,
+                "kind": m.kind,
+                "description": m.description,
+                "spo": [m.subject, m.predicate, m.object],
+                "created": m.created.isoformat(),
+                "last_accessed": m.last_accessed.isoformat(),
+                "importance": m.importance,
+                "depth": m.depth,
+                "embedding": hashlib.sha256(bytes(m.embedding.to_numpy().tobytes())).hexdigest(),
+                "evidence": evidence.get(m.pk, []),
+            }
+            for m in Memory.objects.filter(simulation=simulation)
+            .select_related("agent")
+            .order_by("agent__name", "number")
+        ]
+
+
+def _depth(known: dict[tuple[int, int], tuple[int, int]], agent_id: int, number: int) -> int:
+    if (agent_id, number) not in known:
+        raise LookupError(
+            f"evidence cites memory {number} of agent {agent_id}, which does not exist"
+        )
+    return known[(agent_id, number)][1]
+
+
+projection_register(MemoryProjection())

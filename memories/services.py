@@ -1,0 +1,91 @@
+"""Writes on the memory stream: memories are created and touched through the event log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from world.eventlog import EventDraft, events_append
+from world.models import Event, Simulation
+
+from .embeddings import embed_passages
+from .models import MemoryKind
+from .projections import MEMORY_CREATED, MEMORY_TOUCHED, text_hash
+
+
+@dataclass(frozen=True)
+class MemoryDraft:
+    """A memory to be made; `evidence` holds the numbers of the memories a reflection cites."""
+
+    agent: str
+    kind: MemoryKind
+    description: str
+    importance: int
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+    evidence: tuple[int, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.importance <= 10:
+            raise ValueError(f"importance must be 1..10, got {self.importance}")
+        if self.evidence and self.kind != MemoryKind.REFLECTION:
+            raise ValueError("only reflections cite evidence")
+
+
+def memory_event_drafts(
+    *, simulation: Simulation, drafts: Sequence[MemoryDraft]
+) -> list[EventDraft]:
+    """Embed (through the cache) and turn memory drafts into events, in order."""
+    if not drafts:
+        return []
+    embed_passages(texts=[d.description for d in drafts], simulation=simulation)
+    return [
+        EventDraft(
+            kind=MEMORY_CREATED,
+            agent=d.agent,
+            payload={
+                "kind": str(d.kind),
+                "description": d.description,
+                "subject": d.subject,
+                "predicate": d.predicate,
+                "object": d.object,
+                "importance": d.importance,
+                "evidence": list(d.evidence),
+                "embedding_model": simulation.embedding_model,
+                "embedding_hash": text_hash(d.description),
+            },
+        )
+        for d in drafts
+    ]
+
+
+def memory_touch_drafts(*, agent: str, numbers: Iterable[int], at: datetime) -> list[EventDraft]:
+    """Retrieval's side effect: the returned memories were accessed at sim time `at`."""
+    numbers = sorted(set(numbers))
+    if not numbers:
+        return []
+    return [
+        EventDraft(
+            kind=MEMORY_TOUCHED, agent=agent, payload={"numbers": numbers, "at": at.isoformat()}
+        )
+    ]
+
+
+def memories_create(
+    *, simulation: Simulation, drafts: Sequence[MemoryDraft], step: int | None = None
+) -> list[Event]:
+    return events_append(
+        simulation=simulation,
+        drafts=memory_event_drafts(simulation=simulation, drafts=drafts),
+        step=step,
+    )
+
+
+def memories_touch(
+    *, simulation: Simulation, agent: str, numbers: Iterable[int], at: datetime
+) -> list[Event]:
+    return events_append(
+        simulation=simulation, drafts=memory_touch_drafts(agent=agent, numbers=numbers, at=at)
+    )
