@@ -35,6 +35,14 @@ class Agent(models.Model):
     )
     seed_statements = models.JSONField(default=list, help_text="whisper CSV, one per memory")
     user_controlled = models.BooleanField(default=False)
+    # What the agent is doing (set by cognition through events).
+    destination = models.CharField(max_length=600, blank=True, default="")
+    path = models.JSONField(default=list, blank=True, help_text="tiles still to walk")
+    action = models.CharField(max_length=400, blank=True, default="")
+    busy_until_step = models.PositiveIntegerField(default=0)
+    recent_observations = models.JSONField(
+        default=list, blank=True, help_text="the last `retention` things perceived"
+    )
 
     class Meta:
         ordering = ["simulation", "name"]
@@ -48,3 +56,28 @@ class Agent(models.Model):
     @property
     def tile(self) -> tuple[int, int]:
         return self.tile_x, self.tile_y
+
+
+class Decision(models.Model):
+    """An agent's decision for one step, staged until the tick commits.
+
+    Keyed (simulation, step, agent): a redelivered agent-step task finds its row and does
+    nothing twice. `events` holds the event drafts the commit will append.
+    """
+
+    simulation = models.ForeignKey(Simulation, on_delete=models.CASCADE, related_name="decisions")
+    step = models.PositiveIntegerField()
+    agent = models.CharField(max_length=200)
+    events = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["simulation", "step", "agent"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["simulation", "step", "agent"], name="decision_unique_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.agent} @ {self.step}"

@@ -14,6 +14,9 @@ from .models import Agent
 
 AGENT_CREATED = "agent.created"
 AGENT_MOVED = "agent.moved"
+AGENT_HEADED = "agent.headed"
+AGENT_ARRIVED = "agent.arrived"
+AGENT_PERCEIVED = "agent.perceived"
 
 IDENTITY_FIELDS = (
     "first_name",
@@ -34,12 +37,48 @@ IDENTITY_FIELDS = (
     "seed_statements",
     "user_controlled",
 )
+STATE_FIELDS = [
+    "tile_x",
+    "tile_y",
+    "destination",
+    "path",
+    "action",
+    "busy_until_step",
+    "recent_observations",
+]
+
+
+def _moved(agent: Agent, p: dict[str, Any]) -> None:
+    agent.tile_x, agent.tile_y = p["tile"]
+    if agent.path and list(agent.path[0]) == list(p["tile"]):
+        agent.path = agent.path[1:]
+
+
+def _headed(agent: Agent, p: dict[str, Any]) -> None:
+    agent.destination, agent.path, agent.action = p["destination"], p["path"], p["action"]
+
+
+def _arrived(agent: Agent, p: dict[str, Any]) -> None:
+    agent.path, agent.action, agent.busy_until_step = [], p["action"], p["busy_until_step"]
+
+
+def _perceived(agent: Agent, p: dict[str, Any]) -> None:
+    seen = agent.recent_observations + p["observations"]
+    agent.recent_observations = seen[-agent.retention :] if agent.retention else []
+
+
+_STATE_CHANGES = {
+    AGENT_MOVED: _moved,
+    AGENT_HEADED: _headed,
+    AGENT_ARRIVED: _arrived,
+    AGENT_PERCEIVED: _perceived,
+}
 
 
 class AgentProjection:
     name = "agents"
     order = 10
-    kinds = frozenset({AGENT_CREATED, AGENT_MOVED})
+    kinds = frozenset({AGENT_CREATED, *_STATE_CHANGES})
 
     def reset(self, simulation: Simulation) -> None:
         Agent.objects.filter(simulation=simulation).delete()
@@ -57,15 +96,19 @@ class AgentProjection:
             if event.kind == AGENT_CREATED
         ]
         Agent.objects.bulk_create(created)
-        moves: dict[str, tuple[int, int]] = {}
-        for event in events:
-            if event.kind == AGENT_MOVED:
-                moves[event.agent] = (event.payload["tile"][0], event.payload["tile"][1])
-        if moves:
-            agents = list(Agent.objects.filter(simulation=simulation, name__in=moves))
-            for agent in agents:
-                agent.tile_x, agent.tile_y = moves[agent.name]
-            Agent.objects.bulk_update(agents, ["tile_x", "tile_y"])
+        changes = [event for event in events if event.kind in _STATE_CHANGES]
+        if not changes:
+            return
+        # One read and one write for the batch, however many events it holds.
+        agents = {
+            agent.name: agent
+            for agent in Agent.objects.filter(
+                simulation=simulation, name__in={event.agent for event in changes}
+            )
+        }
+        for event in changes:
+            _STATE_CHANGES[event.kind](agents[event.agent], event.payload)
+        Agent.objects.bulk_update(list(agents.values()), STATE_FIELDS)
 
     def snapshot(self, simulation: Simulation) -> Any:
         return [

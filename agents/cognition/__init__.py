@@ -1,0 +1,66 @@
+"""The seam between the tick engine and cognition: one agent, one step, some events.
+
+The engine hands each agent's cognition a read-only `StepContext` (the simulation as it
+was committed at step t) and stores the event drafts it returns as the agent's decision.
+Cognition never writes: everything it wants to change is an event applied at commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Protocol
+
+from world.eventlog import EventDraft
+from world.models import Simulation, Town
+from world.selectors import arena_addresses
+
+from ..models import Agent
+
+
+@dataclass
+class StepContext:
+    """What every agent may read while deciding step `step` (the state committed at it)."""
+
+    simulation: Simulation
+    town: Town
+    step: int
+    agents: dict[str, Agent]
+
+    @cached_property
+    def arena_by_block(self) -> dict[int, str]:
+        return arena_addresses(town=self.town)
+
+    def arena_at(self, tile: tuple[int, int]) -> str:
+        return self.arena_by_block.get(self.town.arena_layer[self.town.tile_index(*tile)], "")
+
+    def rng(self, agent: str) -> random.Random:
+        """A generator that depends only on (seed, step, agent): replays draw the same."""
+        key = f"{self.simulation.seed}:{self.step}:{agent}".encode()
+        return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+class Cognition(Protocol):
+    def decide(self, *, context: StepContext, agent: Agent) -> list[EventDraft]: ...
+
+
+_registry: dict[str, Callable[[], Cognition]] = {}
+
+
+def cognition_register(name: str, factory: Callable[[], Cognition]) -> None:
+    """Make a cognition available to simulations whose config names it."""
+    _registry[name] = factory
+
+
+def cognition_for(simulation: Simulation) -> Cognition:
+    """The cognition a simulation runs: `config["cognition"]`, minimal by default."""
+    from .minimal import MinimalCognition
+
+    _registry.setdefault("minimal", MinimalCognition)
+    name = simulation.config.get("cognition", "minimal")
+    if name not in _registry:
+        raise ValueError(f"unknown cognition {name!r}; one of {sorted(_registry)}")
+    return _registry[name]()

@@ -1,0 +1,113 @@
+"""Minimal cognition: walk to known places along real paths, perceive who is near.
+
+A stand-in that drives the tick engine until the paper's cognition replaces it: each
+resident picks a place it knows (from its spatial memory), walks there one tile per step,
+stays a while, and records the residents it sees within its vision radius in its arena.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from world.eventlog import EventDraft
+from world.models import Location, LocationKind, Town
+from world.paths import Unreachable, path_to_location
+
+from ..models import Agent
+from ..projections import AGENT_ARRIVED, AGENT_HEADED, AGENT_MOVED, AGENT_PERCEIVED
+from . import StepContext
+
+STAY_STEPS = (30, 180)  # 5 to 30 sim minutes at 10 s a step
+
+
+@cache
+def _arenas(town_id: int) -> frozenset[str]:
+    return frozenset(
+        Location.objects.filter(town_id=town_id, kind=LocationKind.ARENA).values_list(
+            "address", flat=True
+        )
+    )
+
+
+def known_arenas(town: Town, agent: Agent) -> list[str]:
+    """Arenas in the agent's spatial memory that exist in the town, in a fixed order."""
+    real = _arenas(town.pk)
+    found = [
+        f"{world}:{sector}:{arena}"
+        for world, sectors in agent.spatial_memory.items()
+        for sector, arenas in sectors.items()
+        for arena in arenas
+    ]
+    return sorted(address for address in set(found) if address in real)
+
+
+class MinimalCognition:
+    def decide(self, *, context: StepContext, agent: Agent) -> list[EventDraft]:
+        events = self._act(context, agent)
+        seen = self._perceive(context, agent)
+        if seen:
+            events.append(
+                EventDraft(kind=AGENT_PERCEIVED, agent=agent.name, payload={"observations": seen})
+            )
+        return events
+
+    def _act(self, context: StepContext, agent: Agent) -> list[EventDraft]:
+        if agent.path:
+            tile = [int(v) for v in agent.path[0]]
+            events = [EventDraft(kind=AGENT_MOVED, agent=agent.name, payload={"tile": tile})]
+            if len(agent.path) == 1:
+                stay = context.rng(agent.name).randint(*STAY_STEPS)
+                events.append(
+                    EventDraft(
+                        kind=AGENT_ARRIVED,
+                        agent=agent.name,
+                        payload={
+                            "action": f"idle at {agent.destination}",
+                            "busy_until_step": context.step + stay,
+                        },
+                    )
+                )
+            return events
+        if context.step < agent.busy_until_step:
+            return []
+        return self._head_somewhere(context, agent)
+
+    def _head_somewhere(self, context: StepContext, agent: Agent) -> list[EventDraft]:
+        here = context.arena_at(agent.tile)
+        choices = [a for a in known_arenas(context.town, agent) if a != here]
+        rng = context.rng(agent.name)
+        rng.shuffle(choices)
+        for destination in choices:
+            try:
+                path = path_to_location(town=context.town, start=agent.tile, address=destination)
+            except Unreachable:
+                continue
+            if len(path) > 1:
+                payload = {
+                    "destination": destination,
+                    "path": [list(tile) for tile in path[1:]],
+                    "action": f"walking to {destination}",
+                }
+                return [EventDraft(kind=AGENT_HEADED, agent=agent.name, payload=payload)]
+        return []
+
+    def _perceive(self, context: StepContext, agent: Agent) -> list[str]:
+        """Residents in the same arena within the vision radius, nearest first."""
+        here = context.arena_at(agent.tile)
+        if not here:
+            return []
+        near = []
+        for other in context.agents.values():
+            if other.name == agent.name:
+                continue
+            dx, dy = abs(other.tile_x - agent.tile_x), abs(other.tile_y - agent.tile_y)
+            if max(dx, dy) <= agent.vision_radius and context.arena_at(other.tile) == here:
+                near.append((dx * dx + dy * dy, other.name, other.action or f"in {here}"))
+        near.sort()
+        recent = set(agent.recent_observations)
+        seen = []
+        for _, name, action in near[: agent.attention_bandwidth]:
+            observation = f"{name} is {action}"
+            if observation not in recent:
+                seen.append(observation)
+        return seen

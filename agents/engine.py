@@ -1,0 +1,326 @@
+"""The tick engine: run control, agent steps into staged decisions, and the tick commit.
+
+A run is claimed by a conditional update (`idle|paused|failed -> running`), so concurrent
+requests cannot start two chains of ticks. Tick t of a simulation:
+
+1. `tick_start` splits the agents into shards; each shard is one agent-step task (run
+   inline when there is only one shard, saving two broker round trips).
+2. `agent_steps` reads the state committed at t, asks cognition for each agent's events,
+   and stores them as `Decision` rows keyed (simulation, step, agent); rows that exist
+   are not computed again, so a redelivered task does nothing twice. The shard that sees
+   every decision of step t stored asks for the commit.
+3. `tick_commit` takes the simulation row lock, checks the step is still t, appends all
+   decisions' events in agent-name order plus `simulation.stepped`, updates projections
+   and deletes the decisions: one transaction. The next tick is enqueued on commit.
+
+Every task re-reads the database and checks `status` and `step` first, so a duplicate or a
+late task finds nothing to do.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from world.eventlog import EventDraft, events_append
+from world.models import Simulation, SimulationStatus
+from world.projections import SIMULATION_STEPPED
+from world.services import simulation_set_status
+
+from .cognition import StepContext, cognition_for
+from .models import Agent, Decision
+
+log = logging.getLogger(__name__)
+
+STARTABLE = (
+    SimulationStatus.IDLE,
+    SimulationStatus.PAUSED,
+    SimulationStatus.FAILED,
+    SimulationStatus.BUDGET_EXHAUSTED,
+)
+
+
+class RunRefused(ValueError):
+    """The run request cannot be honoured (bad target, or the simulation is running)."""
+
+
+# Set by agents.tasks: how the engine enqueues its next piece of work.
+Enqueue = Callable[..., object]
+_enqueue: dict[str, Enqueue] = {}
+
+
+def enqueue_register(name: str, send: Enqueue) -> None:
+    _enqueue[name] = send
+
+
+def _send_on_commit(name: str, *args: int | list[str]) -> None:
+    transaction.on_commit(lambda: _enqueue[name](*args))
+
+
+def target_step_for(
+    *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
+) -> int:
+    if (steps is None) == (until is None):
+        raise RunRefused("give either steps or until")
+    if steps is not None:
+        if steps < 1:
+            raise RunRefused("steps must be at least 1")
+        return simulation.step + steps
+    assert until is not None
+    seconds = (until - simulation.start_time).total_seconds()
+    target = int(seconds // simulation.sec_per_step)
+    if target <= simulation.step:
+        raise RunRefused(
+            f"until must be after the current sim time {simulation.sim_time.isoformat()}"
+        )
+    return target
+
+
+def simulation_run(
+    *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
+) -> Simulation:
+    """Start running to a target step; refused if the simulation is already running."""
+    target = target_step_for(simulation=simulation, steps=steps, until=until)
+    with transaction.atomic():
+        claimed = Simulation.objects.filter(pk=simulation.pk, status__in=STARTABLE).update(
+            status=SimulationStatus.RUNNING,
+            status_reason="",
+            target_step=target,
+            run_started_step=F("step"),
+            run_started_at=timezone.now(),
+        )
+        if not claimed:
+            raise RunRefused(f"simulation {simulation.pk} is already running")
+        simulation.refresh_from_db()
+        _send_on_commit("tick", simulation.pk, simulation.step)
+    return simulation
+
+
+def simulation_pause(*, simulation: Simulation) -> Simulation:
+    """Stop after the tick in flight commits."""
+    if not simulation_set_status(
+        simulation=simulation,
+        status=SimulationStatus.PAUSED,
+        reason="paused by request",
+        expected=[SimulationStatus.RUNNING],
+    ):
+        raise RunRefused(f"simulation {simulation.pk} is not running")
+    return simulation
+
+
+def simulation_resume(*, simulation: Simulation) -> Simulation:
+    """Continue a paused, failed or budget-stopped run towards its target."""
+    simulation.refresh_from_db()
+    if simulation.target_step is None or simulation.target_step <= simulation.step:
+        raise RunRefused("nothing to resume: the run reached its target; start a new run")
+    return simulation_run(simulation=simulation, steps=simulation.target_step - simulation.step)
+
+
+def simulation_run_inline(
+    *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
+) -> Simulation:
+    """Run to the target in this process, no broker or worker: tests, debugging, baselines.
+
+    Swaps the engine's enqueue functions for a local queue while it runs; not for use in
+    a process that also serves Celery tasks.
+    """
+    pending: deque[tuple[str, tuple[object, ...]]] = deque()
+    handlers: dict[str, Callable[..., None]] = {
+        "tick": lambda sim, step: tick_start(simulation_id=sim, step=step),
+        "agent_steps": lambda sim, step, names: agent_steps(
+            simulation_id=sim, step=step, names=names
+        ),
+        "tick_commit": lambda sim, step: tick_commit(simulation_id=sim, step=step),
+    }
+    saved = dict(_enqueue)
+    try:
+        for name in handlers:
+            _enqueue[name] = lambda *args, name=name: pending.append((name, args))
+        simulation_run(simulation=simulation, steps=steps, until=until)
+        while pending:
+            name, args = pending.popleft()
+            handlers[name](*args)
+    finally:
+        _enqueue.clear()
+        _enqueue.update(saved)
+    simulation.refresh_from_db()
+    return simulation
+
+
+def _running_at(simulation_id: int, step: int) -> Simulation | None:
+    simulation = Simulation.objects.select_related("town").filter(pk=simulation_id).first()
+    if simulation is None or simulation.status != SimulationStatus.RUNNING:
+        return None
+    if simulation.step != step:
+        return None
+    return simulation
+
+
+def shards_of(names: Sequence[str], size: int) -> list[list[str]]:
+    return [list(names[i : i + size]) for i in range(0, len(names), size)]
+
+
+def tick_start(*, simulation_id: int, step: int) -> None:
+    """Fan the agents of step `step` out to agent-step tasks."""
+    simulation = _running_at(simulation_id, step)
+    if simulation is None:
+        return
+    names = list(
+        Agent.objects.filter(simulation=simulation).order_by("name").values_list("name", flat=True)
+    )
+    shards = shards_of(names, settings.SMALLVILLE_SHARD_SIZE)
+    if len(shards) <= 1:
+        agent_steps(simulation_id=simulation_id, step=step, names=names, commit_inline=True)
+        return
+    for shard in shards:
+        _enqueue["agent_steps"](simulation_id, step, shard)
+
+
+@dataclass(frozen=True)
+class StepFailure:
+    agent: str
+    error: BaseException
+
+
+def agent_steps(
+    *, simulation_id: int, step: int, names: list[str], commit_inline: bool = False
+) -> None:
+    """Decide step `step` for the named agents; store each decision once."""
+    simulation = _running_at(simulation_id, step)
+    if simulation is None:
+        return
+    done = set(
+        Decision.objects.filter(simulation=simulation, step=step, agent__in=names).values_list(
+            "agent", flat=True
+        )
+    )
+    todo = [name for name in names if name not in done]
+    if todo:
+        context = StepContext(
+            simulation=simulation,
+            town=simulation.town,
+            step=step,
+            agents={a.name: a for a in Agent.objects.filter(simulation=simulation)},
+        )
+        cognition = cognition_for(simulation)
+        decisions = []
+        for name in todo:
+            try:
+                drafts = cognition.decide(context=context, agent=context.agents[name])
+            except Exception as exc:
+                simulation_fail(simulation=simulation, step=step, agent=name, error=exc)
+                return
+            decisions.append(
+                Decision(
+                    simulation=simulation,
+                    step=step,
+                    agent=name,
+                    events=[
+                        {"kind": d.kind, "agent": d.agent, "payload": d.payload} for d in drafts
+                    ],
+                )
+            )
+        Decision.objects.bulk_create(decisions, ignore_conflicts=True)
+    stored = Decision.objects.filter(simulation=simulation, step=step).count()
+    if stored == Agent.objects.filter(simulation=simulation).count():
+        if commit_inline:
+            tick_commit(simulation_id=simulation_id, step=step)
+        else:
+            _enqueue["tick_commit"](simulation_id, step)
+
+
+def simulation_fail(*, simulation: Simulation, step: int, agent: str, error: BaseException) -> None:
+    """Stop the run at its last committed step; nothing of step `step` is applied."""
+    log.exception("agent step failed", exc_info=error)
+    simulation.refresh_from_db()
+    if simulation.status == SimulationStatus.BUDGET_EXHAUSTED:
+        return  # the language-model port already stopped it, with its own reason
+    simulation_set_status(
+        simulation=simulation,
+        status=SimulationStatus.FAILED,
+        reason=f"step {step + 1}, {agent}: {type(error).__name__}: {error}",
+        expected=[SimulationStatus.RUNNING],
+    )
+
+
+def tick_commit(*, simulation_id: int, step: int) -> None:
+    """Apply every decision of step `step` in one transaction and advance the clock."""
+    with transaction.atomic():
+        simulation = (
+            Simulation.objects.select_for_update().select_related("town").get(pk=simulation_id)
+        )
+        if simulation.step != step or simulation.status not in (
+            SimulationStatus.RUNNING,
+            SimulationStatus.PAUSED,
+        ):
+            return
+        decisions = list(
+            Decision.objects.filter(simulation=simulation, step=step).order_by("agent")
+        )
+        if len(decisions) != Agent.objects.filter(simulation=simulation).count():
+            return
+        drafts = [
+            EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"])
+            for decision in decisions
+            for e in decision.events
+        ]
+        drafts.append(EventDraft(kind=SIMULATION_STEPPED, payload={"step": step + 1}))
+        events_append(simulation=simulation, drafts=drafts, step=step + 1)
+        Decision.objects.filter(simulation=simulation, step=step).delete()
+        if simulation.status != SimulationStatus.RUNNING:
+            return
+        if simulation.target_step is not None and simulation.step >= simulation.target_step:
+            simulation_set_status(
+                simulation=simulation,
+                status=SimulationStatus.IDLE,
+                reason=f"reached step {simulation.step}",
+                expected=[SimulationStatus.RUNNING],
+            )
+            return
+        _send_on_commit("tick", simulation.pk, simulation.step)
+
+
+@dataclass(frozen=True)
+class Progress:
+    status: str
+    reason: str
+    step: int
+    target_step: int | None
+    sim_time: datetime
+    agent_steps_per_second: float | None
+    model_calls: int
+
+
+def simulation_progress(*, simulation: Simulation) -> Progress:
+    simulation.refresh_from_db()
+    rate = None
+    if simulation.run_started_at and simulation.run_started_step is not None:
+        elapsed = (timezone.now() - simulation.run_started_at).total_seconds()
+        steps = simulation.step - simulation.run_started_step
+        if elapsed > 0 and steps > 0:
+            rate = steps * Agent.objects.filter(simulation=simulation).count() / elapsed
+    return Progress(
+        status=simulation.status,
+        reason=simulation.status_reason,
+        step=simulation.step,
+        target_step=simulation.target_step,
+        sim_time=simulation.sim_time,
+        agent_steps_per_second=rate,
+        model_calls=_model_calls(simulation),
+    )
+
+
+def _model_calls(simulation: Simulation) -> int:
+    from django.apps import apps
+
+    if not apps.is_installed("agents.llm"):
+        return 0
+    return int(apps.get_model("llm", "ModelCall").objects.filter(simulation=simulation).count())

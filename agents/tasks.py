@@ -1,0 +1,27 @@
+"""Celery tasks of the tick engine: thin wrappers that take ids and call agents.engine."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from . import engine
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, name="agents.tick")
+def tick(simulation_id: int, step: int) -> None:
+    engine.tick_start(simulation_id=simulation_id, step=step)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, name="agents.agent_steps")
+def agent_steps(simulation_id: int, step: int, names: list[str]) -> None:
+    engine.agent_steps(simulation_id=simulation_id, step=step, names=names)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, name="agents.tick_commit")
+def tick_commit(simulation_id: int, step: int) -> None:
+    engine.tick_commit(simulation_id=simulation_id, step=step)
+
+
+engine.enqueue_register("tick", lambda sim, step: tick.delay(sim, step))
+engine.enqueue_register("agent_steps", lambda sim, step, names: agent_steps.delay(sim, step, names))
+engine.enqueue_register("tick_commit", lambda sim, step: tick_commit.delay(sim, step))

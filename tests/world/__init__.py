@@ -1,0 +1,1 @@
+"""Tests of the world app: town import/export and paths."""

@@ -1,0 +1,1 @@
+"""`manage.py import_town` and `manage.py export_town`."""
