@@ -116,12 +116,17 @@ def simulation_pause(*, simulation: Simulation) -> Simulation:
     return simulation
 
 
-def simulation_resume(*, simulation: Simulation) -> Simulation:
-    """Continue a paused, failed or budget-stopped run towards its target."""
+def steps_to_target(*, simulation: Simulation) -> int:
+    """Steps left of the last run, for resuming it."""
     simulation.refresh_from_db()
     if simulation.target_step is None or simulation.target_step <= simulation.step:
         raise RunRefused("nothing to resume: the run reached its target; start a new run")
-    return simulation_run(simulation=simulation, steps=simulation.target_step - simulation.step)
+    return simulation.target_step - simulation.step
+
+
+def simulation_resume(*, simulation: Simulation) -> Simulation:
+    """Continue a paused, failed or budget-stopped run towards its target."""
+    return simulation_run(simulation=simulation, steps=steps_to_target(simulation=simulation))
 
 
 def simulation_run_inline(

@@ -92,11 +92,18 @@ class MinimalCognition:
         return []
 
     def _perceive(self, context: StepContext, agent: Agent) -> list[str]:
-        """Residents in the same arena within the vision radius, nearest first."""
+        """Residents and objects in the same arena within the vision radius, nearest first."""
         here = context.arena_at(agent.tile)
         if not here:
             return []
         near = []
+        radius = agent.vision_radius
+        for x in range(agent.tile_x - radius, agent.tile_x + radius + 1):
+            for y in range(agent.tile_y - radius, agent.tile_y + radius + 1):
+                name = context.object_at((x, y))
+                if name and context.arena_at((x, y)) == here:
+                    dx, dy = x - agent.tile_x, y - agent.tile_y
+                    near.append((dx * dx + dy * dy, name, "idle"))
         for other in context.agents.values():
             if other.name == agent.name:
                 continue
@@ -104,10 +111,10 @@ class MinimalCognition:
             if max(dx, dy) <= agent.vision_radius and context.arena_at(other.tile) == here:
                 near.append((dx * dx + dy * dy, other.name, other.action or f"in {here}"))
         near.sort()
-        recent = set(agent.recent_observations)
-        seen = []
-        for _, name, action in near[: agent.attention_bandwidth]:
+        attended: list[str] = []
+        for _, name, action in near:  # nearest first, one observation per thing
             observation = f"{name} is {action}"
-            if observation not in recent:
-                seen.append(observation)
-        return seen
+            if observation not in attended:
+                attended.append(observation)
+        recent = set(agent.recent_observations)
+        return [o for o in attended[: agent.attention_bandwidth] if o not in recent]

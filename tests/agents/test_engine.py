@@ -1,0 +1,139 @@
+"""The tick engine in one process: determinism, rebuild, fork, failures and resume."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth.models import User
+
+from agents import engine
+from agents.cognition import StepContext, cognition_register
+from agents.cognition.minimal import MinimalCognition
+from agents.models import Agent, Decision
+from agents.services import simulation_create_from_base
+from world.eventlog import EventDraft, simulation_fork, simulation_rebuild, simulation_snapshot
+from world.models import Event, Simulation, SimulationStatus
+
+N3 = "base_the_ville_isabella_maria_klaus"
+
+
+def log_of(simulation: Simulation, **filters: object) -> list[tuple[object, ...]]:
+    return list(
+        Event.objects.filter(simulation=simulation, **filters)
+        .order_by("seq")
+        .values_list("seq", "step", "sim_time", "kind", "agent", "payload")
+    )
+
+
+def _new(user: User, seed: int = 3, **config: object) -> Simulation:
+    return simulation_create_from_base(owner=user, base=N3, seed=seed, config=dict(config))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_same_seed_same_log_and_rebuild_equals_live(user: User) -> None:
+    first = engine.simulation_run_inline(simulation=_new(user), steps=120)
+    second = engine.simulation_run_inline(simulation=_new(user), steps=120)
+    assert first.step == second.step == 120
+    assert first.status == SimulationStatus.IDLE and first.status_reason == "reached step 120"
+    assert log_of(first) == log_of(second)
+    kinds = {row[3] for row in log_of(first)}
+    assert {"agent.headed", "agent.moved", "agent.perceived"} <= kinds, kinds
+    live = simulation_snapshot(simulation=first)
+    simulation_rebuild(simulation=first)
+    assert simulation_snapshot(simulation=first) == live
+    different = engine.simulation_run_inline(simulation=_new(user, seed=4), steps=120)
+    assert log_of(different) != log_of(first)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fork_then_run_gives_the_parents_log(user: User) -> None:
+    parent = engine.simulation_run_inline(simulation=_new(user), steps=90)
+    child = simulation_fork(simulation=parent, step=40)
+    child = engine.simulation_run_inline(simulation=child, steps=50)
+    assert child.step == 90
+    assert log_of(child) == log_of(parent)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_walks_follow_known_places_on_walkable_tiles(user: User) -> None:
+    from world.paths import walkable
+
+    simulation = engine.simulation_run_inline(simulation=_new(user), steps=120)
+    for event in Event.objects.filter(simulation=simulation, kind="agent.headed"):
+        agent = simulation.agents.get(name=event.agent)
+        world, sector, arena = event.payload["destination"].split(":")
+        assert arena in agent.spatial_memory[world][sector]
+        for x, y in event.payload["path"]:
+            assert walkable(town=simulation.town, tile=(x, y))
+
+
+@pytest.fixture
+def local_queue() -> Iterator[list[tuple[object, ...]]]:
+    """Record what the engine would enqueue instead of sending it to the broker."""
+    saved = dict(engine._enqueue)
+    sent: list[tuple[object, ...]] = []
+    engine.enqueue_register("tick", lambda *args: sent.append(("tick", *args)))
+    engine.enqueue_register("tick_commit", lambda *args: sent.append(("commit", *args)))
+    yield sent
+    engine._enqueue.update(saved)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_agent_steps_twice_store_one_decision(user: User, local_queue: list) -> None:
+    simulation = _new(user)
+    sent = local_queue
+    engine.simulation_run(simulation=simulation, steps=1)
+    names = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"]
+    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
+    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
+    assert Decision.objects.filter(simulation=simulation).count() == 2
+    assert ("commit", simulation.pk, 0) not in sent
+    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names)
+    assert Decision.objects.filter(simulation=simulation).count() == 3
+    assert sent.count(("commit", simulation.pk, 0)) == 1
+    engine.tick_commit(simulation_id=simulation.pk, step=0)
+    engine.tick_commit(simulation_id=simulation.pk, step=0)  # a duplicate does nothing
+    simulation.refresh_from_db()
+    assert simulation.step == 1
+    assert len(log_of(simulation, kind="simulation.stepped")) == 1
+    assert not Decision.objects.filter(simulation=simulation).exists()
+
+
+class ExplodingCognition(MinimalCognition):
+    """Minimal cognition that fails for Klaus at step 30 while `armed`."""
+
+    armed = True
+
+    def decide(self, *, context: StepContext, agent: Agent) -> list[EventDraft]:
+        if self.armed and context.step == 30 and agent.name == "Klaus Mueller":
+            raise RuntimeError("the model answered nonsense")
+        return super().decide(context=context, agent=agent)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_failed_step_stops_cleanly_and_resume_continues(user: User) -> None:
+    cognition_register("exploding", ExplodingCognition)
+    simulation = engine.simulation_run_inline(
+        simulation=_new(user, cognition="exploding"), steps=60
+    )
+    assert simulation.status == SimulationStatus.FAILED
+    assert simulation.step == 30
+    assert "Klaus Mueller" in simulation.status_reason
+    assert "the model answered nonsense" in simulation.status_reason
+    # Nothing of step 31 was applied.
+    assert not Event.objects.filter(simulation=simulation, step__gt=30).exists()
+    live = simulation_snapshot(simulation=simulation)
+    simulation_rebuild(simulation=simulation)
+    assert simulation_snapshot(simulation=simulation) == live
+
+    ExplodingCognition.armed = False
+    try:
+        steps = engine.steps_to_target(simulation=simulation)
+        resumed = engine.simulation_run_inline(simulation=simulation, steps=steps)
+    finally:
+        ExplodingCognition.armed = True
+    assert resumed.status == SimulationStatus.IDLE and resumed.step == 60
+    # The same log as a run that never failed (but for the config naming the cognition).
+    plain = engine.simulation_run_inline(simulation=_new(user), steps=60)
+    assert log_of(resumed, seq__gt=1) == log_of(plain, seq__gt=1)
