@@ -9,3 +9,4 @@ class AgentsConfig(AppConfig):
 
     def ready(self) -> None:
         from . import projections  # noqa: F401  registers the agent projection
+        from . import tasks  # noqa: F401  tells the engine how to enqueue its work

@@ -1,15 +1,20 @@
-"""`manage.py demo`: the town, a simulation of its 25 residents, and a path between places."""
+"""`manage.py demo`: the Ville, its 25 residents, a path, and one sim hour through a worker."""
 
 from __future__ import annotations
 
+import sys
+import time
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from agents.engine import simulation_progress, simulation_run
+from agents.projections import AGENT_ARRIVED, AGENT_HEADED, AGENT_PERCEIVED
 from agents.services import simulation_create_from_base
-from world.models import Location, LocationKind, Town
-from world.paths import path_between_locations
+from agents.workerproc import private_worker
+from world.models import Location, LocationKind, Simulation, SimulationStatus, Town
+from world.paths import grid_stats, path_between_locations
 from world.selectors import address_at
 from world.towns import town_get_or_import
 
@@ -18,12 +23,17 @@ PATH_FROM = "the Ville:Isabella Rodriguez's apartment:main room"
 PATH_TO = "the Ville:Hobbs Cafe:cafe"
 
 
+def short(address: str) -> str:
+    return address.split(":", 1)[1] if ":" in address else address
+
+
 class Command(BaseCommand):
-    help = "Load the Ville, create a simulation of base_the_ville_n25, and show a path."
+    help = "Load the Ville, create a simulation of its residents, run one sim hour on a worker."
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--base", default="base_the_ville_n25")
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--steps", type=int, default=360, help="360 steps = 1 sim hour")
 
     def handle(self, *args: Any, **options: Any) -> None:
         town = town_get_or_import()
@@ -32,28 +42,86 @@ class Command(BaseCommand):
         simulation = simulation_create_from_base(
             owner=owner, base=options["base"], seed=options["seed"], name="demo"
         )
-        self.stdout.write(
-            f"\nSimulation #{simulation.pk} '{simulation.name}' of {simulation.base}: "
-            f"{simulation.agents.count()} residents at {simulation.sim_time:%B %d, %Y %H:%M}, "
-            f"{simulation.last_seq} events in its log"
-        )
-        for agent in simulation.agents.order_by("name"):
-            place = address_at(town=town, tile=agent.tile)
-            self.stdout.write(f"  {agent.name:<20} ({agent.tile_x:>3},{agent.tile_y:>3})  {place}")
+        self._show_residents(simulation, town)
         path = path_between_locations(town=town, from_address=PATH_FROM, to_address=PATH_TO)
-        self.stdout.write(f"\nPath from {PATH_FROM}\n      to {PATH_TO}: {len(path) - 1} steps")
-        self.stdout.write(
-            "  " + " -> ".join(f"({x},{y})" for x, y in path[:: max(1, len(path) // 8)])
-        )
+        self.stdout.write(f"\nPath {short(PATH_FROM)} -> {short(PATH_TO)}: {len(path) - 1} steps")
+        self.stdout.write("  " + " ".join(f"({x},{y})" for x, y in path))
+        self._run(simulation, options["steps"])
+        self._show_timeline(simulation)
 
     def _show_town(self, town: Town) -> None:
         counts = {
             kind: Location.objects.filter(town=town, kind=kind).count()
             for kind in (LocationKind.SECTOR, LocationKind.ARENA, LocationKind.OBJECT)
         }
-        walkable = sum(1 for value in town.collision if value == 0)
+        stats = grid_stats(town=town)
         self.stdout.write(
             f"Town '{town.world_name}' ({town.width}x{town.height} tiles): "
             f"{counts[LocationKind.SECTOR]} sectors, {counts[LocationKind.ARENA]} arenas, "
-            f"{counts[LocationKind.OBJECT]} objects, {walkable} walkable tiles"
+            f"{counts[LocationKind.OBJECT]} objects, {stats.walkable} walkable tiles"
+        )
+
+    def _show_residents(self, simulation: Simulation, town: Town) -> None:
+        self.stdout.write(
+            f"\nSimulation #{simulation.pk} of {simulation.base}: "
+            f"{simulation.agents.count()} residents at {simulation.sim_time:%B %d, %Y %H:%M}"
+        )
+        for agent in simulation.agents.order_by("name"):
+            place = short(address_at(town=town, tile=agent.tile))
+            self.stdout.write(f"  {agent.name:<20} ({agent.tile_x:>3},{agent.tile_y:>3})  {place}")
+
+    def _run(self, simulation: Simulation, steps: int) -> None:
+        self.stdout.write(f"\nRunning {steps} steps on a Celery worker (Redis broker)...")
+        started = time.monotonic()
+        tty = sys.stdout.isatty()
+        shown = -1
+        with private_worker(concurrency=2):
+            simulation_run(simulation=simulation, steps=steps)
+            while True:
+                progress = simulation_progress(simulation=simulation)
+                done = int(30 * progress.step / steps)
+                if tty or done != shown:  # a line per tick of the bar when not a terminal
+                    sys.stdout.write(
+                        ("\r" if tty else "")
+                        + f"  [{'#' * done}{'.' * (30 - done)}] step {progress.step}/{steps} "
+                        f"{progress.sim_time:%H:%M:%S}" + ("" if tty else "\n")
+                    )
+                    sys.stdout.flush()
+                    shown = done
+                if progress.status != SimulationStatus.RUNNING:
+                    break
+                if time.monotonic() - started > 600:
+                    raise CommandError("the run took over 10 minutes; see the worker log")
+                time.sleep(0.5)
+        elapsed = time.monotonic() - started
+        if tty:
+            sys.stdout.write("\n")
+        if progress.status != SimulationStatus.IDLE:
+            raise CommandError(f"{progress.status}: {progress.reason}")
+        rate = steps * simulation.agents.count() / elapsed
+        self.stdout.write(f"  done in {elapsed:.1f} s ({rate:.0f} agent-steps/s)")
+
+    def _show_timeline(self, simulation: Simulation) -> None:
+        self.stdout.write("\nTimeline (who went where, whom they saw):")
+        events = simulation.events.filter(
+            kind__in=[AGENT_HEADED, AGENT_ARRIVED, AGENT_PERCEIVED]
+        ).order_by("seq")
+        residents = set(simulation.agents.values_list("name", flat=True))
+        for event in events:
+            when = f"{event.sim_time:%H:%M:%S}"
+            if event.kind == AGENT_HEADED:
+                line = f"sets off for {short(event.payload['destination'])}"
+            elif event.kind == AGENT_ARRIVED:
+                line = f"arrives; {short(event.payload['action'])}"
+            else:
+                people = [
+                    o for o in event.payload["observations"] if o.split(" is ")[0] in residents
+                ]
+                if not people:
+                    continue
+                line = "sees " + "; ".join(people)
+            self.stdout.write(f"  {when}  {event.agent:<20} {line}")
+        self.stdout.write(
+            f"\n{simulation.events.count()} events in the log. Browse them at /admin/ or "
+            f"GET /api/simulations/{simulation.pk}/events/"
         )
