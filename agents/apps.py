@@ -8,5 +8,7 @@ class AgentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import projections  # noqa: F401  registers the agent projection
-        from . import tasks  # noqa: F401  tells the engine how to enqueue its work
+        from . import (
+            projections,  # noqa: F401  registers the agent projection
+            tasks,  # noqa: F401  tells the engine how to enqueue its work
+        )

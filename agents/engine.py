@@ -33,12 +33,16 @@ from django.utils import timezone
 from world.eventlog import EventDraft, events_append
 from world.models import Simulation, SimulationStatus
 from world.projections import SIMULATION_STEPPED
+from world.selectors import town_cached
 from world.services import simulation_set_status
 
 from .cognition import StepContext, cognition_for
 from .models import Agent, Decision
 
 log = logging.getLogger(__name__)
+
+# Agent fields cognition does not read every step; loading them is most of a snapshot's bytes.
+COLD_FIELDS = ("seed_statements",)
 
 STARTABLE = (
     SimulationStatus.IDLE,
@@ -49,7 +53,11 @@ STARTABLE = (
 
 
 class RunRefused(ValueError):
-    """The run request cannot be honoured (bad target, or the simulation is running)."""
+    """The run request cannot be honoured (a bad target, nothing to resume)."""
+
+
+class RunConflict(RunRefused):
+    """The simulation's status does not allow it (already running, or not running)."""
 
 
 # Set by agents.tasks: how the engine enqueues its next piece of work.
@@ -98,7 +106,7 @@ def simulation_run(
             run_started_at=timezone.now(),
         )
         if not claimed:
-            raise RunRefused(f"simulation {simulation.pk} is already running")
+            raise RunConflict(f"simulation {simulation.pk} is already running")
         simulation.refresh_from_db()
         _send_on_commit("tick", simulation.pk, simulation.step)
     return simulation
@@ -112,7 +120,7 @@ def simulation_pause(*, simulation: Simulation) -> Simulation:
         reason="paused by request",
         expected=[SimulationStatus.RUNNING],
     ):
-        raise RunRefused(f"simulation {simulation.pk} is not running")
+        raise RunConflict(f"simulation {simulation.pk} is not running")
     return simulation
 
 
@@ -161,11 +169,12 @@ def simulation_run_inline(
 
 
 def _running_at(simulation_id: int, step: int) -> Simulation | None:
-    simulation = Simulation.objects.select_related("town").filter(pk=simulation_id).first()
+    simulation = Simulation.objects.filter(pk=simulation_id).first()
     if simulation is None or simulation.status != SimulationStatus.RUNNING:
         return None
     if simulation.step != step:
         return None
+    simulation.town = town_cached(pk=simulation.town_id)
     return simulation
 
 
@@ -213,7 +222,9 @@ def agent_steps(
             simulation=simulation,
             town=simulation.town,
             step=step,
-            agents={a.name: a for a in Agent.objects.filter(simulation=simulation)},
+            agents={
+                a.name: a for a in Agent.objects.filter(simulation=simulation).defer(*COLD_FIELDS)
+            },
         )
         cognition = cognition_for(simulation)
         decisions = []

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
+from django.db import connection
 from django.forms.models import model_to_dict
 
 from world.eventlog import projection_register
@@ -75,6 +77,29 @@ _STATE_CHANGES = {
 }
 
 
+_STATE_SQL = """
+UPDATE agents_agent AS a SET tile_x = v.tile_x, tile_y = v.tile_y,
+    destination = v.destination, path = v.path, action = v.action,
+    busy_until_step = v.busy_until_step, recent_observations = v.recent_observations
+FROM (VALUES {rows}) AS v(id, tile_x, tile_y, destination, path, action, busy_until_step,
+                          recent_observations)
+WHERE a.id = v.id
+"""
+_STATE_ROW = "(%s::bigint, %s::int, %s::int, %s::text, %s::jsonb, %s::text, %s::int, %s::jsonb)"
+
+
+def _update_state(agents: list[Agent]) -> None:
+    """One UPDATE for all agents (Django's bulk_update builds slow CASE expressions)."""
+    if not agents:
+        return
+    params: list[int | str] = []
+    for a in agents:
+        params += [a.pk, a.tile_x, a.tile_y, a.destination, json.dumps(a.path), a.action]
+        params += [a.busy_until_step, json.dumps(a.recent_observations)]
+    with connection.cursor() as cursor:
+        cursor.execute(_STATE_SQL.format(rows=", ".join([_STATE_ROW] * len(agents))), params)
+
+
 class AgentProjection:
     name = "agents"
     order = 10
@@ -108,7 +133,7 @@ class AgentProjection:
         }
         for event in changes:
             _STATE_CHANGES[event.kind](agents[event.agent], event.payload)
-        Agent.objects.bulk_update(list(agents.values()), STATE_FIELDS)
+        _update_state(list(agents.values()))
 
     def snapshot(self, simulation: Simulation) -> Any:
         return [

@@ -1,5 +1,26 @@
+"""API routes under /api/: towns and their places, simulations, residents and events."""
+
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, include, path
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from . import views
+
+router = SimpleRouter()
+router.register("towns", views.TownViewSet, basename="town")
+router.register("simulations", views.SimulationViewSet, basename="simulation")
+
+town_router = SimpleRouter()
+town_router.register("locations", views.LocationViewSet, basename="location")
+
+simulation_router = SimpleRouter()
+simulation_router.register("residents", views.ResidentViewSet, basename="resident")
+simulation_router.register("events", views.EventViewSet, basename="event")
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("", include(router.urls)),
+    path("towns/<int:town_pk>/", include(town_router.urls)),
+    path("simulations/<int:simulation_pk>/", include(simulation_router.urls)),
+    path("", include("api.llm_urls")),
+]

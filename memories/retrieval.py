@@ -14,6 +14,7 @@ the query and to its opposite give the largest and smallest cosine).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -35,6 +36,14 @@ class Weights:
     recency: float = 1.0
     importance: float = 1.0
     relevance: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("recency", "importance", "relevance"):
+            value = float(getattr(self, name))
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"the {name} weight must be a finite number >= 0, got {value}")
+            # Postgres rejects subnormal doubles; a weight that small is zero anyway.
+            object.__setattr__(self, name, value if value >= 1e-300 else 0.0)
 
 
 PRESETS = {

@@ -51,3 +51,18 @@ def api(user: User) -> APIClient:
 @pytest.fixture
 def other_api(other_user: User) -> APIClient:
     return _client_for(other_user)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_celery_queue() -> Iterator[None]:
+    """Tasks a test sends go to a queue of this session's, deleted at the end, never to
+    the queue a developer's `make serve` worker consumes."""
+    import uuid
+
+    from smallville_project.celery import app
+
+    queue = f"smallville-tests-{uuid.uuid4().hex[:8]}"
+    app.conf.task_default_queue = queue
+    yield
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_delete(queue)  # type: ignore[attr-defined]

@@ -15,14 +15,14 @@ def town_list() -> QuerySet[Town]:
 
 
 def location_list(*, town: Town) -> QuerySet[Location]:
-    return Location.objects.filter(town=town).select_related("parent")
+    return Location.objects.filter(town=town)
 
 
 def simulation_list(*, user: User | AnonymousUser) -> QuerySet[Simulation]:
     """The simulations `user` owns; nobody sees another user's simulations."""
     if not user.is_authenticated:
         return Simulation.objects.none()
-    return Simulation.objects.filter(owner=user).select_related("town")
+    return Simulation.objects.filter(owner=user)
 
 
 def simulation_get(*, user: User | AnonymousUser, pk: int) -> Simulation:
@@ -52,3 +52,14 @@ def address_at(*, town: Town, tile: tuple[int, int]) -> str:
         if int(row[0]) == town.sector_layer[index]:
             return ":".join(cell.strip() for cell in row[1:3])
     return town.world_name
+
+
+_towns: dict[int, Town] = {}
+
+
+def town_cached(*, pk: int) -> Town:
+    """A town with its layers, loaded once per process: towns never change once imported
+    (a re-import makes a new row, and a town with simulations cannot be deleted)."""
+    if pk not in _towns:
+        _towns[pk] = Town.objects.get(pk=pk)
+    return _towns[pk]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -18,7 +19,7 @@ from world.models import Event, Simulation, SimulationStatus
 N3 = "base_the_ville_isabella_maria_klaus"
 
 
-def log_of(simulation: Simulation, **filters: object) -> list[tuple[object, ...]]:
+def log_of(simulation: Simulation, **filters: object) -> list[tuple[Any, ...]]:
     return list(
         Event.objects.filter(simulation=simulation, **filters)
         .order_by("seq")
@@ -80,7 +81,9 @@ def local_queue() -> Iterator[list[tuple[object, ...]]]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_agent_steps_twice_store_one_decision(user: User, local_queue: list) -> None:
+def test_agent_steps_twice_store_one_decision(
+    user: User, local_queue: list[tuple[object, ...]]
+) -> None:
     simulation = _new(user)
     sent = local_queue
     engine.simulation_run(simulation=simulation, steps=1)

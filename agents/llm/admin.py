@@ -1,0 +1,118 @@
+"""The ledger in the admin: read-only, filterable by task, backend, model and error."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from .models import ModelCall, ModelUsage
+
+
+class HasErrorFilter(admin.SimpleListFilter):
+    title = "outcome"
+    parameter_name = "has_error"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("no", "succeeded"), ("yes", "failed")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "yes":
+            return queryset.exclude(error="")
+        if self.value() == "no":
+            return queryset.filter(error="")
+        return queryset
+
+
+def _pre(text: str) -> SafeString:
+    return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', text)
+
+
+if TYPE_CHECKING:
+    _ModelAdmin = admin.ModelAdmin[Any]
+else:
+    _ModelAdmin = admin.ModelAdmin  # generic only in the type stubs
+
+
+class ReadOnlyAdmin(_ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(ModelCall)
+class ModelCallAdmin(ReadOnlyAdmin):
+    list_display = [
+        "id",
+        "created_at",
+        "simulation",
+        "agent_name",
+        "task",
+        "backend",
+        "model",
+        "prompt_tokens",
+        "completion_tokens",
+        "latency_ms",
+        "attempts",
+        "succeeded",
+    ]
+    list_filter = ["task", "backend", "model", HasErrorFilter]
+    search_fields = ["agent_name", "prompt", "raw_reply", "error"]
+    list_select_related = ["simulation"]
+    date_hierarchy = "created_at"
+    fields = _DETAIL = (
+        "simulation",
+        "agent",
+        "agent_name",
+        "step",
+        "sim_time",
+        "task",
+        "backend",
+        "model",
+        "prompt_text",
+        "reply_text",
+        "output_json",
+        "prompt_tokens",
+        "completion_tokens",
+        "usage",
+        "latency_ms",
+        "attempts",
+        "attempt_log_json",
+        "error",
+        "created_at",
+        "finished_at",
+    )
+    readonly_fields = _DETAIL
+
+    @admin.display(boolean=True, description="ok")
+    def succeeded(self, call: ModelCall) -> bool:
+        return not call.error
+
+    @admin.display(description="prompt")
+    def prompt_text(self, call: ModelCall) -> SafeString:
+        return _pre(call.prompt)
+
+    @admin.display(description="raw reply")
+    def reply_text(self, call: ModelCall) -> SafeString:
+        return _pre(call.raw_reply)
+
+    @admin.display(description="output")
+    def output_json(self, call: ModelCall) -> SafeString:
+        return _pre(json.dumps(call.output, indent=2))
+
+    @admin.display(description="attempts, one by one")
+    def attempt_log_json(self, call: ModelCall) -> SafeString:
+        return _pre(json.dumps(call.attempt_log, indent=2))
+
+
+@admin.register(ModelUsage)
+class ModelUsageAdmin(ReadOnlyAdmin):
+    list_display = ["simulation", "calls", "tokens"]
+    readonly_fields = ["simulation", "calls", "tokens"]

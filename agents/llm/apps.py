@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class LlmConfig(AppConfig):
+    name = "agents.llm"
+    label = "llm"
+    verbose_name = "Language models"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import importance  # noqa: F401  registers the importance task

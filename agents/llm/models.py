@@ -1,0 +1,78 @@
+"""The model-call ledger: one row per language-model call, and per-simulation usage."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class ModelCall(models.Model):
+    """One call through the port: what was asked, what came back, what it cost.
+
+    The row is written when the call is admitted against the budget (so a call in flight
+    already counts) and completed when it ends; `finished_at` is empty while in flight.
+    Token counts come from `agents.llm.tokens` for every backend, so costs compare; the
+    server's own counts, when it reports them, are kept in `usage`.
+    """
+
+    simulation = models.ForeignKey(
+        "world.Simulation",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="model_calls",
+    )
+    agent = models.ForeignKey(
+        "agents.Agent",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="model_calls",
+    )
+    agent_name = models.CharField(max_length=200, blank=True, default="")
+    step = models.PositiveIntegerField(null=True, blank=True, help_text="simulation step")
+    sim_time = models.DateTimeField(null=True, blank=True, help_text="sim time of the call")
+    task = models.CharField(max_length=100)
+    backend = models.CharField(max_length=20)
+    model = models.CharField(max_length=200)
+    prompt = models.TextField(help_text="the rendered prompt, as sent")
+    raw_reply = models.TextField(blank=True, default="", help_text="the last reply, as received")
+    output = models.JSONField(null=True, blank=True, help_text="the validated output")
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    usage = models.JSONField(default=dict, blank=True, help_text="token counts the server reported")
+    latency_ms = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    attempt_log = models.JSONField(
+        default=list, blank=True, help_text="per attempt: outcome, error, latency, reply"
+    )
+    error = models.TextField(blank=True, default="", help_text="empty when the call succeeded")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["simulation", "task"]),
+            models.Index(fields=["simulation", "agent_name"]),
+            models.Index(fields=["simulation", "created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task} #{self.pk} ({self.backend})"
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class ModelUsage(models.Model):
+    """A simulation's running totals, checked against its budget by conditional update."""
+
+    simulation = models.OneToOneField(
+        "world.Simulation", primary_key=True, on_delete=models.CASCADE, related_name="model_usage"
+    )
+    calls = models.PositiveIntegerField(default=0)
+    tokens = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"simulation {self.simulation_id}: {self.calls} calls, {self.tokens} tokens"

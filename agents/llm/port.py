@@ -1,0 +1,160 @@
+"""The one call shape for language models: `llm_run(task=..., inputs=...) -> output`.
+
+A call renders the task's template with the inputs, is admitted against the simulation's
+budget (a ledger row in flight), goes to the configured backend, and is completed in the
+ledger whatever happens: parsed output, or typed error after its attempts.
+
+Budget and transactions. `llm_run` refuses to run inside a database transaction
+(ModelCallInTransaction), and its ledger writes are `durable` transactions of their
+own. We chose this over a separate connection or a check-after-rollback because:
+- a model call takes seconds to a minute; a caller's transaction held open across it
+  keeps its row locks (e.g. the simulation row `events_append` updates) and stalls the
+  tick for everyone;
+- with no enclosing transaction there is nothing to roll back: the admission (one
+  conditional UPDATE of the usage counter: `calls < budget_calls AND tokens <
+  budget_tokens`), the ledger row and, when the budget is spent, the simulation's
+  `budget_exhausted` status and message are each committed before `llm_run` returns
+  or raises. Whatever the caller committed before the stop stays committed; the
+  caller writes a model's answer in its own transaction after the call.
+So a simulation with a 10-call budget makes exactly 10 calls, even with concurrent
+workers (they serialise on the usage row for one short UPDATE), and the 11th raises
+BudgetExhausted. The token budget is checked the same way before each call; the call
+that crosses it completes, so a simulation can end at most one call's tokens over.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, overload
+
+from django.db import transaction
+from pydantic import BaseModel
+
+from agents.models import Agent
+from world.models import Simulation
+
+from .backends import Attempt, BackendResult, ModelRequest, backend_get, message_list
+from .errors import (
+    BudgetExhausted,
+    LLMError,
+    ModelCallFailed,
+    ModelCallInTransaction,
+    ModelOutputInvalid,
+    ModelRequestRejected,
+    ModelUnavailable,
+    TaskInputError,
+    UnknownTask,
+)
+from .models import ModelCall
+from .services import model_call_admit, model_call_complete
+from .tasks import Inputs, OutputT, PromptTask, task_get
+
+__all__ = [
+    "BudgetExhausted",
+    "LLMError",
+    "ModelCallFailed",
+    "ModelCallInTransaction",
+    "ModelOutputInvalid",
+    "ModelRequestRejected",
+    "ModelUnavailable",
+    "TaskInputError",
+    "UnknownTask",
+    "llm_run",
+]
+
+
+@overload
+def llm_run(
+    *,
+    task: PromptTask[OutputT],
+    inputs: Inputs,
+    simulation: Simulation | None = None,
+    agent: Agent | None = None,
+) -> OutputT: ...
+
+
+@overload
+def llm_run(
+    *,
+    task: str,
+    inputs: Inputs,
+    simulation: Simulation | None = None,
+    agent: Agent | None = None,
+) -> BaseModel: ...
+
+
+def llm_run(
+    *,
+    task: PromptTask[Any] | str,
+    inputs: Inputs,
+    simulation: Simulation | None = None,
+    agent: Agent | None = None,
+) -> BaseModel:
+    """Run a prompt task and return its validated output; every call is a ledger row.
+
+    `simulation` defaults to the agent's. Raises TaskInputError (nothing is counted),
+    ModelCallInTransaction, BudgetExhausted (the simulation is now `budget_exhausted`),
+    or a ModelCallFailed subclass once retries and re-asks are spent.
+    """
+    prompt_task = task_get(task) if isinstance(task, str) else task
+    prompt = prompt_task.render(inputs)
+    if agent is not None:
+        if simulation is not None and agent.simulation_id != simulation.pk:
+            raise ValueError(f"agent {agent.name} is not in simulation {simulation.pk}")
+        simulation = simulation or agent.simulation
+    if _in_transaction():
+        raise ModelCallInTransaction(ModelCallInTransaction.__doc__)
+    backend = backend_get()
+    request = ModelRequest(
+        task=prompt_task,
+        inputs=inputs,
+        messages=message_list(prompt),
+        seed=prompt_task.seed(simulation_seed=simulation.seed if simulation else 0, inputs=inputs),
+    )
+    call = model_call_admit(
+        simulation=simulation,
+        agent=agent,
+        task=prompt_task.name,
+        backend=backend.name,
+        model=backend.model,
+        prompt=prompt,
+    )
+    started = time.monotonic()
+    try:
+        result = backend.complete(request)
+    except BaseException as exc:  # a bug or an interrupt: still account for the call
+        crashed = Attempt(outcome="crashed", error=f"{type(exc).__name__}: {exc}")
+        _complete(call, BackendResult(output=None, raw_reply="", attempts=[crashed]), started)
+        raise
+    _complete(call, result, started)
+    if result.failure is not None:
+        result.failure.call_id = call.pk
+        raise result.failure
+    assert result.output is not None
+    return result.output
+
+
+def _complete(call: ModelCall, result: BackendResult, started: float) -> None:
+    if result.failure is not None:
+        error = str(result.failure)
+    elif result.output is None:
+        error = result.attempts[-1].error
+    else:
+        error = ""
+    model_call_complete(
+        call=call,
+        raw_reply=result.raw_reply,
+        output=result.output.model_dump(mode="json") if result.output is not None else None,
+        prompt_tokens=sum(attempt.prompt_tokens for attempt in result.attempts),
+        completion_tokens=sum(attempt.completion_tokens for attempt in result.attempts),
+        usage=result.usage,
+        latency_ms=round((time.monotonic() - started) * 1000),
+        attempt_log=[attempt.as_log() for attempt in result.attempts],
+        error=error,
+    )
+
+
+def _in_transaction() -> bool:
+    """True inside an atomic block of the caller; a test case's own wrapper does not count."""
+    connection = transaction.get_connection()
+    return any(not getattr(block, "_from_testcase", False) for block in connection.atomic_blocks)

@@ -1,0 +1,74 @@
+"""Reads of the ledger: a simulation's model calls and their totals per task, agent, hour."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce, TruncHour
+
+from world.models import Simulation
+
+from .models import ModelCall, ModelUsage
+
+
+def model_call_list(
+    *,
+    simulation: Simulation,
+    task: str | None = None,
+    agent: str | None = None,
+    backend: str | None = None,
+    has_error: bool | None = None,
+) -> QuerySet[ModelCall]:
+    """The simulation's calls, newest first; `agent` is the agent's name."""
+    calls = ModelCall.objects.filter(simulation=simulation)
+    if task:
+        calls = calls.filter(task=task)
+    if agent:
+        calls = calls.filter(agent_name=agent)
+    if backend:
+        calls = calls.filter(backend=backend)
+    if has_error is not None:
+        calls = calls.exclude(error="") if has_error else calls.filter(error="")
+    return calls.order_by("-created_at", "-id")
+
+
+_TOTALS = {
+    "calls": Count("id"),
+    "prompt_tokens": Coalesce(Sum("prompt_tokens"), 0),
+    "completion_tokens": Coalesce(Sum("completion_tokens"), 0),
+    "failed": Count("id", filter=~Q(error="")),
+    "attempts": Coalesce(Sum("attempts"), 0),
+    "latency_ms": Coalesce(Sum("latency_ms"), 0),
+}
+
+
+def _with_tokens(row: dict[str, Any]) -> dict[str, Any]:
+    row["tokens"] = row["prompt_tokens"] + row["completion_tokens"]
+    return row
+
+
+def _grouped(calls: QuerySet[ModelCall], *fields: str) -> list[dict[str, Any]]:
+    rows = calls.values(*fields).annotate(**_TOTALS).order_by(*fields)
+    return [_with_tokens(dict(row)) for row in rows]
+
+
+def model_call_summary(*, simulation: Simulation) -> dict[str, Any]:
+    """Calls, tokens, failures and latency in total and per task, agent, model and sim hour,
+    with the budget and how much of it is used."""
+    calls = ModelCall.objects.filter(simulation=simulation).order_by()
+    usage = ModelUsage.objects.filter(simulation=simulation).first()
+    return {
+        "simulation": simulation.pk,
+        "totals": _with_tokens(calls.aggregate(**_TOTALS)),
+        "budget": {
+            "calls": simulation.budget_calls,
+            "tokens": simulation.budget_tokens,
+            "calls_used": usage.calls if usage else 0,
+            "tokens_used": usage.tokens if usage else 0,
+        },
+        "by_task": _grouped(calls, "task"),
+        "by_agent": _grouped(calls, "agent_name"),
+        "by_model": _grouped(calls, "backend", "model"),
+        "by_sim_hour": _grouped(calls.annotate(sim_hour=TruncHour("sim_time")), "sim_hour"),
+    }

@@ -1,0 +1,106 @@
+"""Prompt tasks: a template file, a pydantic output schema and an offline policy, by name.
+
+A template is a text file under `agents/llm/templates/`, kept under version control.
+Leading lines that start with `#` document it and are not sent. The rest is rendered
+with `string.Template`: `${name}` is a named input (`$$` is a literal dollar sign), and
+the inputs must match the placeholders exactly, so a typo fails loudly instead of
+sending a prompt with a hole in it.
+
+The offline policy is the `offline` backend's stand-in for the model: a deterministic
+function of the inputs and a `random.Random` seeded from (simulation seed, task, inputs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import string
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from .errors import TaskInputError, UnknownTask
+
+TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+Inputs = Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class PromptTask(Generic[OutputT]):
+    """One kind of question the agents ask a language model."""
+
+    name: str
+    template: str  # file name under TEMPLATES_DIR
+    output: type[OutputT]
+    offline: Callable[[Inputs, random.Random], OutputT]
+    description: str = ""
+
+    @cached_property
+    def template_text(self) -> str:
+        lines = (TEMPLATES_DIR / self.template).read_text(encoding="utf-8").splitlines()
+        while lines and lines[0].startswith("#"):
+            lines.pop(0)
+        return "\n".join(lines).strip() + "\n"
+
+    @cached_property
+    def input_names(self) -> frozenset[str]:
+        return frozenset(string.Template(self.template_text).get_identifiers())
+
+    def render(self, inputs: Inputs) -> str:
+        """The prompt for these inputs; raises TaskInputError unless they match exactly."""
+        given = set(inputs)
+        missing, extra = self.input_names - given, given - self.input_names
+        if missing or extra:
+            raise TaskInputError(
+                f"task {self.name!r}: missing inputs {sorted(missing)}, unknown {sorted(extra)}"
+            )
+        values = {key: _text(value) for key, value in inputs.items()}
+        return string.Template(self.template_text).substitute(values)
+
+    def seed(self, *, simulation_seed: int, inputs: Inputs) -> int:
+        """A 63-bit seed stable across processes for (simulation seed, task, inputs)."""
+        canonical = json.dumps({key: _text(value) for key, value in inputs.items()}, sort_keys=True)
+        digest = hashlib.sha256(f"{simulation_seed}\0{self.name}\0{canonical}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") >> 1
+
+    def run_offline(self, *, seed: int, inputs: Inputs) -> OutputT:
+        return self.offline(inputs, random.Random(seed))
+
+
+def _text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return "\n".join(_text(item) for item in value)
+    return str(value)
+
+
+_registry: dict[str, PromptTask[Any]] = {}
+
+
+def task_register(task: PromptTask[OutputT]) -> PromptTask[OutputT]:
+    """Register a task at import time; its template must exist and its name be new."""
+    if task.name in _registry and _registry[task.name] is not task:
+        raise ValueError(f"prompt task {task.name!r} is already registered")
+    if not (TEMPLATES_DIR / task.template).is_file():
+        raise FileNotFoundError(f"prompt task {task.name!r}: no template {task.template}")
+    _registry[task.name] = task
+    return task
+
+
+def task_get(name: str) -> PromptTask[Any]:
+    try:
+        return _registry[name]
+    except KeyError:
+        raise UnknownTask(name) from None
+
+
+def task_list() -> list[PromptTask[Any]]:
+    return sorted(_registry.values(), key=lambda task: task.name)

@@ -1,0 +1,100 @@
+"""Serializers of the model-call ledger: one call, and a simulation's totals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from agents.llm.models import ModelCall
+
+
+class AttemptSerializer(serializers.Serializer[Any]):
+    outcome = serializers.CharField(
+        help_text="ok, invalid_output, rate_limited, server_error, timeout, connection_error, "
+        "format_unsupported, rejected or crashed"
+    )
+    error = serializers.CharField()
+    latency_ms = serializers.IntegerField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    reply = serializers.CharField(help_text="the reply, cut at 2,000 characters")
+    response_format = serializers.CharField(help_text="json_schema, json_object or text")
+
+
+class ModelCallSerializer(serializers.ModelSerializer[ModelCall]):
+    attempt_log = AttemptSerializer(many=True, read_only=True)
+    output = serializers.JSONField(read_only=True, help_text="the validated output; null on error")
+    usage = serializers.DictField(
+        child=serializers.IntegerField(), read_only=True, help_text="tokens the server reported"
+    )
+
+    class Meta:
+        model = ModelCall
+        fields = [
+            "id",
+            "agent",
+            "agent_name",
+            "step",
+            "sim_time",
+            "task",
+            "backend",
+            "model",
+            "prompt",
+            "raw_reply",
+            "output",
+            "prompt_tokens",
+            "completion_tokens",
+            "usage",
+            "latency_ms",
+            "attempts",
+            "attempt_log",
+            "error",
+            "created_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class TotalsSerializer(serializers.Serializer[Any]):
+    calls = serializers.IntegerField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    tokens = serializers.IntegerField()
+    failed = serializers.IntegerField(help_text="calls that ended without an output")
+    attempts = serializers.IntegerField(help_text="HTTP requests, retries and re-asks included")
+    latency_ms = serializers.IntegerField(help_text="summed wall time of the calls")
+
+
+class TaskTotalsSerializer(TotalsSerializer):
+    task = serializers.CharField()
+
+
+class AgentTotalsSerializer(TotalsSerializer):
+    agent_name = serializers.CharField(help_text="empty for calls made for no agent")
+
+
+class ModelTotalsSerializer(TotalsSerializer):
+    backend = serializers.CharField()
+    model = serializers.CharField()
+
+
+class SimHourTotalsSerializer(TotalsSerializer):
+    sim_hour = serializers.DateTimeField(allow_null=True, help_text="sim time, to the hour")
+
+
+class BudgetSerializer(serializers.Serializer[Any]):
+    calls = serializers.IntegerField(allow_null=True, help_text="null: no limit")
+    tokens = serializers.IntegerField(allow_null=True, help_text="null: no limit")
+    calls_used = serializers.IntegerField()
+    tokens_used = serializers.IntegerField()
+
+
+class ModelCallSummarySerializer(serializers.Serializer[Any]):
+    simulation = serializers.IntegerField()
+    totals = TotalsSerializer()
+    budget = BudgetSerializer()
+    by_task = TaskTotalsSerializer(many=True)
+    by_agent = AgentTotalsSerializer(many=True)
+    by_model = ModelTotalsSerializer(many=True)
+    by_sim_hour = SimHourTotalsSerializer(many=True)

@@ -1,0 +1,20 @@
+"""Routes of the model-call ledger, relative to /api/ (included by api/urls.py)."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, URLResolver, path
+
+from . import llm_views
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path(
+        "simulations/<int:simulation_pk>/model-calls/",
+        llm_views.ModelCallListView.as_view(),
+        name="model-call-list",
+    ),
+    path(
+        "simulations/<int:simulation_pk>/model-calls/summary/",
+        llm_views.ModelCallSummaryView.as_view(),
+        name="model-call-summary",
+    ),
+]

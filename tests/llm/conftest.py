@@ -1,0 +1,43 @@
+"""Fixtures of the language-model tests: a scripted OpenAI-compatible server, a simulation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from agents.services import simulation_create_from_base
+from world.models import Simulation
+
+from .fake_openai import FakeOpenAI
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def openai_llm(settings: Any, fake_openai: FakeOpenAI) -> FakeOpenAI:
+    """The `openai` backend pointed at the fake server, with short timeouts and backoff."""
+    settings.SMALLVILLE_LLM_BACKEND = "openai"
+    settings.SMALLVILLE_LLM_BASE_URL = fake_openai.base_url
+    settings.SMALLVILLE_LLM_API_KEY = "test-key"
+    settings.SMALLVILLE_LLM_MODEL = "fake-model"
+    settings.SMALLVILLE_LLM_TIMEOUT = 0.5
+    settings.SMALLVILLE_LLM_MAX_RETRIES = 4
+    settings.SMALLVILLE_LLM_MAX_REASKS = 2
+    settings.SMALLVILLE_LLM_RESPONSE_FORMAT = "json_schema"
+    settings.SMALLVILLE_LLM_BACKOFF_BASE = 0.01
+    settings.SMALLVILLE_LLM_BACKOFF_MAX = 0.05
+    settings.SMALLVILLE_LLM_CONCURRENCY = 0
+    return fake_openai
+
+
+@pytest.fixture
+def simulation(user: User) -> Simulation:
+    return simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")

@@ -1,0 +1,167 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1 for the real `openai` client to talk to.
+
+Chat completions answer from a script, one entry per request, in order: a reply, an
+HTTP error, or a reply slower than the client's timeout. Embeddings answer with
+deterministic vectors (sha256 of the text), `dimensions` wide when asked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    content: str = ""
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def ok(content: str | dict[str, Any]) -> Reply:
+    return Reply(content=content if isinstance(content, str) else json.dumps(content))
+
+
+def error(status: int, **headers: str) -> Reply:
+    return Reply(status=status, headers=headers)
+
+
+def slow(seconds: float, content: str | dict[str, Any]) -> Reply:
+    reply = ok(content)
+    reply.delay = seconds
+    return reply
+
+
+def fake_vector(text: str, dimensions: int) -> list[float]:
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+    return np.random.default_rng(seed).normal(size=dimensions).astype(np.float32).tolist()
+
+
+class FakeOpenAI:
+    def __init__(self) -> None:
+        self.script: deque[Reply] = deque()
+        self.default: Reply | None = None
+        self.requests: list[dict[str, Any]] = []
+        self.embedding_dimensions = 1536  # a model's native size when `dimensions` is absent
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def push(self, *replies: Reply) -> None:
+        self.script.extend(replies)
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _next(self) -> Reply:
+        with self._lock:
+            if self.script:
+                return self.script.popleft()
+        if self.default is None:
+            raise AssertionError("the fake server ran out of scripted replies")
+        return self.default
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with fake._lock:
+                    headers = {key.lower(): value for key, value in self.headers.items()}
+                    fake.requests.append({"path": self.path, "body": body, "headers": headers})
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                try:
+                    if self.path.endswith("/embeddings"):
+                        self._embeddings(body)
+                    else:
+                        self._chat(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client timed out and left
+                finally:
+                    with fake._lock:
+                        fake.in_flight -= 1
+
+            def _chat(self, body: dict[str, Any]) -> None:
+                reply = fake._next()
+                time.sleep(reply.delay)
+                if reply.status != 200:
+                    self._send(
+                        reply.status,
+                        {"error": {"message": f"scripted {reply.status}", "type": "scripted"}},
+                        reply.headers,
+                    )
+                    return
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{len(fake.requests)}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": reply.content},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16},
+                    },
+                )
+
+            def _embeddings(self, body: dict[str, Any]) -> None:
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                dims = body.get("dimensions") or fake.embedding_dimensions
+                data = [
+                    {"object": "embedding", "index": i, "embedding": fake_vector(text, dims)}
+                    for i, text in enumerate(texts)
+                ]
+                # Out of order, as the API allows: clients must sort by index.
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data[::-1],
+                        "model": body["model"],
+                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                    },
+                )
+
+            def _send(
+                self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler

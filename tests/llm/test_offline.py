@@ -1,0 +1,102 @@
+"""The offline backend: deterministic, seeded rules over the same prompts, in the ledger."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agents.llm.backends import OFFLINE_MODEL, message_list
+from agents.llm.importance import IMPORTANCE, Importance, importance_rate
+from agents.llm.inputs import agent_identity
+from agents.llm.models import ModelCall
+from agents.llm.port import llm_run
+from agents.llm.tokens import count_message_tokens, count_tokens
+from world.models import Simulation
+
+MUNDANE = [
+    "Isabella Rodriguez is sleeping",
+    "bed is idle",
+    "Klaus Mueller is brushing his teeth",
+    "Maria Lopez is eating breakfast",
+    "Klaus Mueller is walking to the library",
+    "Isabella Rodriguez is taking a shower",
+]
+POIGNANT = [
+    "Klaus Mueller's grandmother died last night",
+    "Maria Lopez and Klaus Mueller broke up",
+    "Isabella Rodriguez got married to her partner",
+    "Klaus Mueller was accepted into his PhD program",
+    "Sam Moore is running in the mayoral election",
+    "a fire broke out at Hobbs Cafe",
+    "Maria Lopez has a secret crush on Klaus Mueller",
+    "Isabella is planning a Valentine's Day party",
+]
+
+
+def offline(memory: str, seed: int = 0) -> int:
+    inputs = {"agent_name": "A", "agent_identity": "", "memory": memory}
+    return IMPORTANCE.run_offline(seed=seed, inputs=inputs).importance
+
+
+def test_mundane_ranks_low_and_life_changing_high() -> None:
+    assert max(offline(m) for m in MUNDANE) <= 2
+    assert min(offline(m) for m in POIGNANT) >= 7
+    assert offline("Klaus Mueller's grandmother died last night") == 10
+    middling = offline("Klaus Mueller is reading about gentrification")
+    assert 3 <= middling <= 5
+
+
+def test_life_events_outrank_routine_in_one_memory() -> None:
+    assert offline("Isabella cannot sleep after the funeral") == 10
+
+
+@given(st.text(max_size=200), st.integers(min_value=0, max_value=2**63 - 1))
+def test_any_memory_rates_1_to_10_deterministically(memory: str, seed: int) -> None:
+    assert 1 <= offline(memory, seed) <= 10
+    assert offline(memory, seed) == offline(memory, seed)
+
+
+def test_middle_scores_follow_the_seed() -> None:
+    memory = "Klaus Mueller is at the library desk"
+    scores = {offline(memory, seed) for seed in range(50)}
+    assert scores == {3, 4, 5}
+
+
+@pytest.mark.django_db
+def test_offline_call_is_a_ledger_row_like_any_other(simulation: Simulation) -> None:
+    agent = simulation.agents.get(name="Maria Lopez")
+    memory = agent.seed_statements[0]
+    assert importance_rate(agent=agent, memory=memory) == 8  # "crush"
+
+    call = ModelCall.objects.get()
+    inputs = {"agent_name": agent.name, "agent_identity": agent_identity(agent), "memory": memory}
+    prompt = IMPORTANCE.render(inputs)
+    assert (call.simulation, call.agent, call.agent_name) == (simulation, agent, agent.name)
+    assert (call.task, call.backend, call.model) == ("importance", "offline", OFFLINE_MODEL)
+    assert call.prompt == prompt
+    assert call.raw_reply == '{"importance":8}'
+    assert call.output == {"importance": 8}
+    assert call.prompt_tokens == count_message_tokens(message_list(prompt))
+    assert call.completion_tokens == count_tokens('{"importance":8}')
+    assert call.attempts == 1 and call.error == ""
+    assert call.step == 0 and call.sim_time == simulation.start_time
+    assert call.finished_at is not None
+
+
+@pytest.mark.django_db
+def test_same_seed_same_answers_other_seed_may_differ(simulation: Simulation) -> None:
+    memory = "Klaus Mueller is at the library desk"
+    inputs = {"agent_name": "K", "agent_identity": "", "memory": memory}
+
+    def run(seed: int) -> int:
+        Simulation.objects.filter(pk=simulation.pk).update(seed=seed)
+        simulation.refresh_from_db()
+        output = llm_run(task="importance", inputs=inputs, simulation=simulation)
+        assert isinstance(output, Importance)
+        return output.importance
+
+    first = [run(seed) for seed in range(12)]
+    assert first == [run(seed) for seed in range(12)]
+    assert len(set(first)) > 1
+    assert isinstance(llm_run(task=IMPORTANCE, inputs=inputs), Importance)

