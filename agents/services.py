@@ -7,12 +7,15 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from memories.models import MemoryKind
+from memories.services import MemoryDraft, memories_create
 from world.eventlog import EventDraft, events_append
 from world.models import Simulation
 from world.projections import SIMULATION_CREATED
 from world.towns import town_get_or_import
 
 from .bases import base_load
+from .llm.importance import importance_rate
 from .projections import AGENT_CREATED
 
 
@@ -62,4 +65,26 @@ def simulation_create_from_base(
             for persona in loaded.personas
         ]
         events_append(simulation=simulation, drafts=drafts, step=0)
+    residents_seed_memories(simulation=simulation)
     return simulation
+
+
+def residents_seed_memories(*, simulation: Simulation) -> int:
+    """Each resident's seed statements become its first memories, rated by `importance`.
+
+    Model calls run outside any transaction; the memories are appended in one transaction
+    afterwards, so a failed call leaves no partial set. Residents that already have
+    memories are skipped, so calling it again finishes an interrupted seeding.
+    """
+    drafts = [
+        MemoryDraft(
+            agent=agent.name,
+            kind=MemoryKind.THOUGHT,
+            description=statement,
+            importance=importance_rate(agent=agent, memory=statement, simulation=simulation),
+        )
+        for agent in simulation.agents.filter(memories__isnull=True).order_by("name")
+        for statement in agent.seed_statements
+    ]
+    memories_create(simulation=simulation, drafts=drafts, step=0)
+    return len(drafts)

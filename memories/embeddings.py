@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -208,12 +209,7 @@ def _embed(texts: list[str], kind: str, simulation: Simulation | None) -> Vector
     )
     missing = [text for text in dict.fromkeys(texts) if hashes[text] not in found]
     if missing:
-        fresh = np.concatenate(
-            [
-                _normalised(embedder.embed(missing[i : i + _BATCH], kind))
-                for i in range(0, len(missing), _BATCH)
-            ]
-        )
+        fresh = _vectors(embedder, missing, kind)
         EmbeddingCache.objects.bulk_create(
             [
                 EmbeddingCache(model=embedder.name, kind=kind, text_hash=hashes[text], embedding=v)
@@ -224,6 +220,33 @@ def _embed(texts: list[str], kind: str, simulation: Simulation | None) -> Vector
         )
         found.update((hashes[text], v) for text, v in zip(missing, fresh, strict=True))
     return np.stack([np.asarray(found[hashes[text]], dtype=np.float32) for text in texts])
+
+
+# Vectors this process computed, so a text the database lost (a rolled-back transaction,
+# a new test database) is stored again without running the model again.
+_MEMO_SIZE = 20_000
+_memo: OrderedDict[tuple[str, str, str], Vectors] = OrderedDict()
+
+
+def _vectors(embedder: Embedder, texts: list[str], kind: str) -> list[Vectors]:
+    keys = [(embedder.name, kind, text) for text in texts]
+    todo = [text for key, text in zip(keys, texts, strict=True) if key not in _memo]
+    if todo:
+        fresh = np.concatenate(
+            [
+                _normalised(embedder.embed(todo[i : i + _BATCH], kind))
+                for i in range(0, len(todo), _BATCH)
+            ]
+        )
+        for text, vector in zip(todo, fresh, strict=True):
+            _memo[(embedder.name, kind, text)] = vector
+    result = []
+    for key in keys:
+        _memo.move_to_end(key)
+        result.append(_memo[key])
+    while len(_memo) > _MEMO_SIZE:
+        _memo.popitem(last=False)
+    return result
 
 
 def _normalised(vectors: Vectors) -> Vectors:

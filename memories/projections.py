@@ -25,10 +25,6 @@ MEMORY_TOUCHED = "memory.touched"
 PASSAGE = "passage"
 
 
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 class MemoryProjection:
     name = "memories"
     order = 20

@@ -9,9 +9,9 @@ from datetime import datetime
 from world.eventlog import EventDraft, events_append
 from world.models import Event, Simulation
 
-from .embeddings import embed_passages
+from .embeddings import embed_passages, text_hash
 from .models import MemoryKind
-from .projections import MEMORY_CREATED, MEMORY_TOUCHED, text_hash
+from .projections import MEMORY_CREATED, MEMORY_TOUCHED
 
 
 @dataclass(frozen=True)

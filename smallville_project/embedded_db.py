@@ -111,7 +111,9 @@ def database_settings(url: str) -> dict[str, object]:
         "PASSWORD": parsed.password or "",
         "HOST": host,
         "PORT": str(parsed.port or ""),
-        "CONN_MAX_AGE": 0,
+        # Workers run thousands of short tasks: reuse connections (checked before reuse).
+        "CONN_MAX_AGE": int(os.environ.get("SMALLVILLE_CONN_MAX_AGE", "300")),
+        "CONN_HEALTH_CHECKS": True,
     }
 
 

@@ -117,6 +117,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Places and memories both have a `kind`: one enum name for each choice set.
+    "ENUM_NAME_OVERRIDES": {
+        "LocationKindEnum": "world.models.LocationKind",
+        "MemoryKindEnum": "memories.models.MemoryKind",
+    },
 }
 
 # Celery: Redis broker by default; tasks are acknowledged late and idempotent.

@@ -1,0 +1,120 @@
+"""Tick throughput: `python -m bench.engine [--steps N] [--quick]` prints one JSON object.
+
+Agent-steps per second with the offline backend and the minimal cognition, for 25
+residents (base_the_ville_n25) and for 500 (the 25 plus 19 copies of each, named
+"<name> 2" .. "<name> 20", added through the event log), over 360 steps (one sim hour),
+through real Celery workers on Redis: one worker process, then two. Also the same run in
+one process without Celery, to show what the broker and task overhead cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from typing import Any
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
+django.setup()
+
+from django.contrib.auth.models import User  # noqa: E402
+
+from agents.engine import simulation_run, simulation_run_inline  # noqa: E402
+from agents.projections import AGENT_CREATED, IDENTITY_FIELDS  # noqa: E402
+from agents.services import simulation_create_from_base  # noqa: E402
+from agents.workerproc import WorkerProcess, private_worker  # noqa: E402
+from bench.machine import stamp  # noqa: E402
+from world.eventlog import EventDraft, events_append  # noqa: E402
+from world.models import Simulation, SimulationStatus  # noqa: E402
+
+
+def simulation_of(size: int, owner: User) -> Simulation:
+    simulation = simulation_create_from_base(
+        owner=owner, base="base_the_ville_n25", seed=7, name=f"bench {size} agents"
+    )
+    originals = list(simulation.agents.order_by("name"))
+    copies = []
+    for n in range(2, size // len(originals) + 1):
+        for agent in originals:
+            payload: dict[str, Any] = {k: getattr(agent, k) for k in IDENTITY_FIELDS}
+            payload["tile"] = [agent.tile_x, agent.tile_y]
+            copies.append(
+                EventDraft(kind=AGENT_CREATED, agent=f"{agent.name} {n}", payload=payload)
+            )
+    events_append(simulation=simulation, drafts=copies, step=0)
+    assert simulation.agents.count() == size
+    return simulation
+
+
+def timed_run(simulation: Simulation, steps: int, workers: int) -> dict[str, Any]:
+    agents = simulation.agents.count()
+    started = time.perf_counter()
+    if workers == 0:
+        simulation_run_inline(simulation=simulation, steps=steps)
+    else:
+        with private_worker() as first:
+            extra = None
+            if workers == 2:
+                extra = WorkerProcess(first.queue, {})
+                extra.start()
+            try:
+                started = time.perf_counter()
+                simulation_run(simulation=simulation, steps=steps)
+                while Simulation.objects.get(pk=simulation.pk).status == SimulationStatus.RUNNING:
+                    time.sleep(0.05)
+            finally:
+                if extra is not None:
+                    extra.stop()
+    elapsed = time.perf_counter() - started
+    simulation.refresh_from_db()
+    assert simulation.status == SimulationStatus.IDLE, simulation.status_reason
+    return {
+        "agents": agents,
+        "steps": steps,
+        "worker_processes": workers,
+        "seconds": round(elapsed, 2),
+        "agent_steps_per_s": round(agents * steps / elapsed, 1),
+        "ms_per_tick": round(elapsed / steps * 1000, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--steps", type=int, default=360)
+    parser.add_argument("--quick", action="store_true", help="60 steps, for a smoke test")
+    args = parser.parse_args()
+    steps = 60 if args.quick else args.steps
+    owner, _ = User.objects.get_or_create(username="bench")
+    runs = []
+    for size in (25, 500):
+        for workers in (0, 1, 2):
+            runs.append(timed_run(simulation_of(size, owner), steps, workers))
+    targets = {25: 300, 500: 1500}
+    best = {
+        size: max(
+            r["agent_steps_per_s"] for r in runs if r["agents"] == size and r["worker_processes"]
+        )
+        for size in targets
+    }
+    report = {
+        **stamp(),
+        "backend": "offline",
+        "cognition": "minimal",
+        "runs": runs,
+        "targets": {
+            f"{size}_agents": {
+                "target_agent_steps_per_s": target,
+                "reached": best[size],
+                "met": best[size] >= target,
+            }
+            for size, target in targets.items()
+        },
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
