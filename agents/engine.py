@@ -19,7 +19,9 @@ late task finds nothing to do.
 
 from __future__ import annotations
 
+import functools
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,7 +33,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from world.eventlog import EventDraft, events_append
-from world.models import Simulation, SimulationStatus
+from world.models import Event, Simulation, SimulationStatus
 from world.projections import SIMULATION_STEPPED
 from world.selectors import town_cached
 from world.services import simulation_set_status
@@ -60,17 +62,45 @@ class RunConflict(RunRefused):
     """The simulation's status does not allow it (already running, or not running)."""
 
 
-# Set by agents.tasks: how the engine enqueues its next piece of work.
+# How work is handed on: `send` (set by agents.tasks) puts it on the broker; `inline`
+# runs it in this process (`simulation_run_inline`). Other modules add routes too.
 Enqueue = Callable[..., object]
 _enqueue: dict[str, Enqueue] = {}
+_inline: dict[str, Enqueue] = {}
 
 
 def enqueue_register(name: str, send: Enqueue) -> None:
     _enqueue[name] = send
 
 
-def _send_on_commit(name: str, *args: int | list[str]) -> None:
+def inline_register(name: str, run: Enqueue) -> None:
+    _inline[name] = run
+
+
+def _send_on_commit(name: str, *args: object) -> None:
     transaction.on_commit(lambda: _enqueue[name](*args))
+
+
+class NotReady(Exception):
+    """A commit hook's work for this step is not done yet: the commit is tried again soon."""
+
+
+# Hooks of other modules into the commit: `CommitHook`s see (and may change) the drafts of
+# a step before they are appended; `AfterCommit`s run once the step is committed.
+CommitHook = Callable[[Simulation, int, list[EventDraft]], list[EventDraft]]
+AfterCommit = Callable[[Simulation, int, list[Event]], None]
+_commit_hooks: list[CommitHook] = []
+_after_commit: list[AfterCommit] = []
+
+
+def commit_hook_register(hook: CommitHook) -> None:
+    if hook not in _commit_hooks:
+        _commit_hooks.append(hook)
+
+
+def after_commit_register(hook: AfterCommit) -> None:
+    if hook not in _after_commit:
+        _after_commit.append(hook)
 
 
 def target_step_for(
@@ -146,21 +176,14 @@ def simulation_run_inline(
     a process that also serves Celery tasks.
     """
     pending: deque[tuple[str, tuple[object, ...]]] = deque()
-    handlers: dict[str, Callable[..., None]] = {
-        "tick": lambda sim, step: tick_start(simulation_id=sim, step=step),
-        "agent_steps": lambda sim, step, names: agent_steps(
-            simulation_id=sim, step=step, names=names
-        ),
-        "tick_commit": lambda sim, step: tick_commit(simulation_id=sim, step=step),
-    }
     saved = dict(_enqueue)
     try:
-        for name in handlers:
+        for name in _inline:
             _enqueue[name] = lambda *args, name=name: pending.append((name, args))
         simulation_run(simulation=simulation, steps=steps, until=until)
         while pending:
             name, args = pending.popleft()
-            handlers[name](*args)
+            _inline[name](*args)
     finally:
         _enqueue.clear()
         _enqueue.update(saved)
@@ -270,9 +293,7 @@ def simulation_fail(*, simulation: Simulation, step: int, agent: str, error: Bas
 def tick_commit(*, simulation_id: int, step: int) -> None:
     """Apply every decision of step `step` in one transaction and advance the clock."""
     with transaction.atomic():
-        simulation = (
-            Simulation.objects.select_for_update().select_related("town").get(pk=simulation_id)
-        )
+        simulation = Simulation.objects.select_for_update().get(pk=simulation_id)
         if simulation.step != step or simulation.status not in (
             SimulationStatus.RUNNING,
             SimulationStatus.PAUSED,
@@ -288,9 +309,17 @@ def tick_commit(*, simulation_id: int, step: int) -> None:
             for decision in decisions
             for e in decision.events
         ]
+        try:
+            for hook in _commit_hooks:
+                drafts = hook(simulation, step, drafts)
+        except NotReady:
+            _send_on_commit("tick_commit_later", simulation.pk, step)
+            return
         drafts.append(EventDraft(kind=SIMULATION_STEPPED, payload={"step": step + 1}))
-        events_append(simulation=simulation, drafts=drafts, step=step + 1)
+        events = events_append(simulation=simulation, drafts=drafts, step=step + 1)
         Decision.objects.filter(simulation=simulation, step=step).delete()
+        for after in _after_commit:
+            transaction.on_commit(functools.partial(after, simulation, step + 1, events))
         if simulation.status != SimulationStatus.RUNNING:
             return
         if simulation.target_step is not None and simulation.step >= simulation.target_step:
@@ -302,6 +331,19 @@ def tick_commit(*, simulation_id: int, step: int) -> None:
             )
             return
         _send_on_commit("tick", simulation.pk, simulation.step)
+
+
+def _commit_later(simulation_id: int, step: int) -> None:
+    time.sleep(0.05)  # in process: let the work the commit waits for go on
+    tick_commit(simulation_id=simulation_id, step=step)
+
+
+inline_register("tick", lambda sim, step: tick_start(simulation_id=sim, step=step))
+inline_register(
+    "agent_steps", lambda sim, step, names: agent_steps(simulation_id=sim, step=step, names=names)
+)
+inline_register("tick_commit", lambda sim, step: tick_commit(simulation_id=sim, step=step))
+inline_register("tick_commit_later", _commit_later)
 
 
 @dataclass(frozen=True)

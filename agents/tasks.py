@@ -25,3 +25,6 @@ def tick_commit(simulation_id: int, step: int) -> None:
 engine.enqueue_register("tick", lambda sim, step: tick.delay(sim, step))
 engine.enqueue_register("agent_steps", lambda sim, step, names: agent_steps.delay(sim, step, names))
 engine.enqueue_register("tick_commit", lambda sim, step: tick_commit.delay(sim, step))
+engine.enqueue_register(
+    "tick_commit_later", lambda sim, step: tick_commit.apply_async((sim, step), countdown=0.25)
+)
