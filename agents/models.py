@@ -43,6 +43,23 @@ class Agent(models.Model):
     recent_observations = models.JSONField(
         default=list, blank=True, help_text="the last `retention` things perceived"
     )
+    action_emoji = models.CharField(max_length=20, blank=True, default="")
+    action_address = models.CharField(max_length=600, blank=True, default="")
+    action_spo = models.JSONField(
+        default=list, blank=True, help_text="(subject, predicate, object) of the action"
+    )
+    action_start_step = models.PositiveIntegerField(default=0)
+    chatting_with = models.CharField(max_length=200, blank=True, default="")
+    chat_cooldowns = models.JSONField(
+        default=dict, blank=True, help_text="partner -> step before which they do not talk again"
+    )
+    # Cognition's cached reads.
+    summary = models.TextField(blank=True, default="", help_text="summary description")
+    summary_date = models.DateField(null=True, blank=True)
+    plan_date = models.DateField(null=True, blank=True, help_text="sim day of the day plan")
+    # Reflection trigger: importance of observations since the last reflection.
+    importance_since_reflection = models.PositiveIntegerField(default=0)
+    reflection_due_step = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["simulation", "name"]
@@ -81,3 +98,88 @@ class Decision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.agent} @ {self.step}"
+
+
+class PlanLevel(models.TextChoices):
+    DAY = "day"
+    HOUR = "hour"
+    ACTION = "action"
+
+
+class PlanItem(models.Model):
+    """One node of an agent's plan tree: day (broad strokes) > hour > 5-15 minute action."""
+
+    simulation = models.ForeignKey(Simulation, on_delete=models.CASCADE, related_name="plans")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="plan_items")
+    number = models.PositiveIntegerField(help_text="per agent, in log order")
+    level = models.CharField(max_length=10, choices=PlanLevel.choices)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
+    )
+    description = models.CharField(max_length=500)
+    address = models.CharField(max_length=600, blank=True, default="")
+    start = models.DateTimeField(help_text="sim time")
+    duration_minutes = models.PositiveIntegerField()
+    emoji = models.CharField(max_length=20, blank=True, default="")
+    subject = models.CharField(max_length=300, blank=True, default="")
+    predicate = models.CharField(max_length=300, blank=True, default="")
+    object = models.CharField(max_length=300, blank=True, default="")
+    superseded = models.BooleanField(default=False, help_text="dropped by a re-plan")
+
+    class Meta:
+        ordering = ["agent", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "number"], name="plan_item_unique_number")
+        ]
+        indexes = [models.Index(fields=["agent", "level", "start"])]
+
+    def __str__(self) -> str:
+        return f"{self.start:%H:%M} {self.description}"
+
+
+class ObjectState(models.Model):
+    """What a game object is doing ("brewing coffee"); absent means idle."""
+
+    simulation = models.ForeignKey(
+        Simulation, on_delete=models.CASCADE, related_name="object_states"
+    )
+    address = models.CharField(max_length=600)
+    state = models.CharField(max_length=300)
+    by_agent = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["simulation", "address"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["simulation", "address"], name="object_state_unique_address"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.address}: {self.state}"
+
+
+class Conversation(models.Model):
+    """A conversation between residents (or a resident and a user), line by line."""
+
+    simulation = models.ForeignKey(
+        Simulation, on_delete=models.CASCADE, related_name="conversations"
+    )
+    number = models.PositiveIntegerField(help_text="per simulation, in log order")
+    participants = models.JSONField(help_text="[initiator, partner]")
+    lines = models.JSONField(default=list, help_text='[{"speaker": name, "text": line}, ...]')
+    summary = models.TextField(blank=True, default="")
+    address = models.CharField(max_length=600, blank=True, default="")
+    step = models.PositiveIntegerField()
+    started = models.DateTimeField(help_text="sim time")
+
+    class Meta:
+        ordering = ["simulation", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["simulation", "number"], name="conversation_unique_number"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return " & ".join(self.participants)

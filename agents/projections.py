@@ -4,21 +4,33 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import date, datetime
 from typing import Any
 
 from django.db import connection
+from django.db.models import Max
 from django.forms.models import model_to_dict
 
 from world.eventlog import projection_register
 from world.models import Event, Simulation
 
-from .models import Agent
+from .models import Agent, Conversation, ObjectState, PlanItem, PlanLevel
 
 AGENT_CREATED = "agent.created"
 AGENT_MOVED = "agent.moved"
 AGENT_HEADED = "agent.headed"
 AGENT_ARRIVED = "agent.arrived"
 AGENT_PERCEIVED = "agent.perceived"
+AGENT_ACTING = "agent.acting"
+AGENT_SUMMARIZED = "agent.summarized"
+AGENT_CHAT_COOLDOWN = "agent.chat_cooldown"
+REFLECTION_REQUESTED = "reflection.requested"
+REFLECTION_DONE = "reflection.done"
+MEMORY_CREATED = "memory.created"  # owned by memories; agents count observations' importance
+PLAN_MADE = "plan.made"
+PLAN_REVISED = "plan.revised"
+OBJECT_STATE = "object.state"
+CONVERSATION_HELD = "conversation.held"
 
 IDENTITY_FIELDS = (
     "first_name",
@@ -47,6 +59,17 @@ STATE_FIELDS = [
     "action",
     "busy_until_step",
     "recent_observations",
+    "action_emoji",
+    "action_address",
+    "action_spo",
+    "action_start_step",
+    "chatting_with",
+    "chat_cooldowns",
+    "summary",
+    "summary_date",
+    "plan_date",
+    "importance_since_reflection",
+    "reflection_due_step",
 ]
 
 
@@ -69,33 +92,93 @@ def _perceived(agent: Agent, p: dict[str, Any]) -> None:
     agent.recent_observations = seen[-agent.retention :] if agent.retention else []
 
 
+def _acting(agent: Agent, p: dict[str, Any]) -> None:
+    """A new current action: what, where, until when, and the path there."""
+    agent.action, agent.action_emoji = p["action"], p.get("emoji", "")
+    agent.action_address, agent.action_spo = p.get("address", ""), p.get("spo", [])
+    agent.action_start_step, agent.busy_until_step = p["start_step"], p["end_step"]
+    agent.destination, agent.path = p.get("address", ""), p.get("path", [])
+    agent.chatting_with = p.get("chatting_with", "")
+    if "plan_date" in p:
+        agent.plan_date = date.fromisoformat(p["plan_date"])
+
+
+def _summarized(agent: Agent, p: dict[str, Any]) -> None:
+    agent.summary, agent.summary_date = p["summary"], date.fromisoformat(p["date"])
+
+
+def _chat_cooldown(agent: Agent, p: dict[str, Any]) -> None:
+    agent.chat_cooldowns = {**agent.chat_cooldowns, p["partner"]: p["until_step"]}
+
+
+def _observed(agent: Agent, p: dict[str, Any]) -> None:
+    if p["kind"] == "observation":
+        agent.importance_since_reflection += p["importance"]
+
+
+def _reflection_requested(agent: Agent, p: dict[str, Any]) -> None:
+    agent.importance_since_reflection, agent.reflection_due_step = 0, p["due_step"]
+
+
+def _reflection_done(agent: Agent, p: dict[str, Any]) -> None:
+    agent.reflection_due_step = None
+
+
 _STATE_CHANGES = {
     AGENT_MOVED: _moved,
     AGENT_HEADED: _headed,
     AGENT_ARRIVED: _arrived,
     AGENT_PERCEIVED: _perceived,
+    AGENT_ACTING: _acting,
+    AGENT_SUMMARIZED: _summarized,
+    AGENT_CHAT_COOLDOWN: _chat_cooldown,
+    MEMORY_CREATED: _observed,
+    REFLECTION_REQUESTED: _reflection_requested,
+    REFLECTION_DONE: _reflection_done,
 }
 
 
-_STATE_SQL = """
-UPDATE agents_agent AS a SET tile_x = v.tile_x, tile_y = v.tile_y,
-    destination = v.destination, path = v.path, action = v.action,
-    busy_until_step = v.busy_until_step, recent_observations = v.recent_observations
-FROM (VALUES {rows}) AS v(id, tile_x, tile_y, destination, path, action, busy_until_step,
-                          recent_observations)
-WHERE a.id = v.id
-"""
-_STATE_ROW = "(%s::bigint, %s::int, %s::int, %s::text, %s::jsonb, %s::text, %s::int, %s::jsonb)"
+_STATE_TYPES = {
+    "tile_x": "int",
+    "tile_y": "int",
+    "destination": "text",
+    "path": "jsonb",
+    "action": "text",
+    "busy_until_step": "int",
+    "recent_observations": "jsonb",
+    "action_emoji": "text",
+    "action_address": "text",
+    "action_spo": "jsonb",
+    "action_start_step": "int",
+    "chatting_with": "text",
+    "chat_cooldowns": "jsonb",
+    "summary": "text",
+    "summary_date": "date",
+    "plan_date": "date",
+    "importance_since_reflection": "int",
+    "reflection_due_step": "int",
+}
+assert list(_STATE_TYPES) == STATE_FIELDS
+_STATE_SQL = (
+    "UPDATE agents_agent AS a SET "
+    + ", ".join(f"{f} = v.{f}" for f in STATE_FIELDS)
+    + " FROM (VALUES {rows}) AS v(id, "
+    + ", ".join(STATE_FIELDS)
+    + ") WHERE a.id = v.id"
+)
+_STATE_ROW = "(%s::bigint, " + ", ".join(f"%s::{t}" for t in _STATE_TYPES.values()) + ")"
 
 
 def _update_state(agents: list[Agent]) -> None:
     """One UPDATE for all agents (Django's bulk_update builds slow CASE expressions)."""
     if not agents:
         return
-    params: list[int | str] = []
-    for a in agents:
-        params += [a.pk, a.tile_x, a.tile_y, a.destination, json.dumps(a.path), a.action]
-        params += [a.busy_until_step, json.dumps(a.recent_observations)]
+    params: list[Any] = []
+    for agent in agents:
+        params.append(agent.pk)
+        for name, kind in _STATE_TYPES.items():
+            value = getattr(agent, name)
+            params.append(json.dumps(value) if kind == "jsonb" else value)
     with connection.cursor() as cursor:
         cursor.execute(_STATE_SQL.format(rows=", ".join([_STATE_ROW] * len(agents))), params)
 
@@ -121,7 +204,12 @@ class AgentProjection:
             if event.kind == AGENT_CREATED
         ]
         Agent.objects.bulk_create(created)
-        changes = [event for event in events if event.kind in _STATE_CHANGES]
+        changes = [
+            event
+            for event in events
+            if event.kind in _STATE_CHANGES
+            and (event.kind != MEMORY_CREATED or event.payload["kind"] == "observation")
+        ]
         if not changes:
             return
         # One read and one write for the batch, however many events it holds.
@@ -143,3 +231,112 @@ class AgentProjection:
 
 
 projection_register(AgentProjection())
+
+
+class CognitionProjection:
+    """Plans, object states and conversations."""
+
+    name = "cognition"
+    order = 30
+    kinds = frozenset({PLAN_MADE, PLAN_REVISED, OBJECT_STATE, CONVERSATION_HELD})
+
+    def reset(self, simulation: Simulation) -> None:
+        PlanItem.objects.filter(simulation=simulation).delete()
+        ObjectState.objects.filter(simulation=simulation).delete()
+        Conversation.objects.filter(simulation=simulation).delete()
+
+    def apply(self, simulation: Simulation, events: Sequence[Event]) -> None:
+        for event in events:
+            if event.kind == PLAN_MADE:
+                self._plan(simulation, event)
+            elif event.kind == PLAN_REVISED:
+                PlanItem.objects.filter(
+                    simulation=simulation,
+                    agent__name=event.agent,
+                    level__in=[PlanLevel.HOUR, PlanLevel.ACTION],
+                    start__gte=datetime.fromisoformat(event.payload["from"]),
+                ).update(superseded=True)
+            elif event.kind == OBJECT_STATE:
+                self._object(simulation, event)
+            else:
+                number = Conversation.objects.filter(simulation=simulation).count() + 1
+                Conversation.objects.create(
+                    simulation=simulation,
+                    number=number,
+                    participants=event.payload["participants"],
+                    lines=event.payload["lines"],
+                    summary=event.payload.get("summary", ""),
+                    address=event.payload.get("address", ""),
+                    step=event.step,
+                    started=event.sim_time,
+                )
+
+    def _plan(self, simulation: Simulation, event: Event) -> None:
+        """Items in order; `parent` is an existing item's number, `parent_index` one of
+        this event's items."""
+        agent = Agent.objects.get(simulation=simulation, name=event.agent)
+        top = PlanItem.objects.filter(agent=agent).aggregate(top=Max("number"))["top"] or 0
+        made: list[PlanItem] = []
+        parents = {
+            item.number: item
+            for item in PlanItem.objects.filter(
+                agent=agent,
+                number__in=[i["parent"] for i in event.payload["items"] if i.get("parent")],
+            )
+        }
+        for offset, item in enumerate(event.payload["items"], start=1):
+            parent = parents.get(item.get("parent") or 0)
+            if item.get("parent_index") is not None:
+                parent = made[item["parent_index"]]
+            spo = item.get("spo") or ["", "", ""]
+            row = PlanItem(
+                simulation=simulation,
+                agent=agent,
+                number=top + offset,
+                level=item["level"],
+                parent=parent,
+                description=item["description"],
+                address=item.get("address", ""),
+                start=datetime.fromisoformat(item["start"]),
+                duration_minutes=item["duration_minutes"],
+                emoji=item.get("emoji", ""),
+                subject=spo[0],
+                predicate=spo[1],
+                object=spo[2],
+            )
+            row.save()
+            made.append(row)
+
+    def _object(self, simulation: Simulation, event: Event) -> None:
+        address, state = event.payload["address"], event.payload["state"]
+        if state in ("", "idle"):
+            ObjectState.objects.filter(simulation=simulation, address=address).delete()
+        else:
+            ObjectState.objects.update_or_create(
+                simulation=simulation,
+                address=address,
+                defaults={"state": state, "by_agent": event.agent},
+            )
+
+    def snapshot(self, simulation: Simulation) -> Any:
+        plans = [
+            model_to_dict(item, exclude=["id", "simulation", "agent", "parent"])
+            | {"agent": item.agent.name, "parent": item.parent.number if item.parent else None}
+            for item in PlanItem.objects.filter(simulation=simulation)
+            .select_related("agent", "parent")
+            .order_by("agent__name", "number")
+        ]
+        objects = list(
+            ObjectState.objects.filter(simulation=simulation)
+            .order_by("address")
+            .values("address", "state", "by_agent")
+        )
+        conversations = list(
+            Conversation.objects.filter(simulation=simulation)
+            .order_by("number")
+            .values("number", "participants", "lines", "summary", "address", "step", "started")
+        )
+        return {"plans": plans, "objects": objects, "conversations": conversations}
+
+
+projection_register(CognitionProjection())
