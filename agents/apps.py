@@ -8,7 +8,7 @@ class AgentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import (
-            projections,  # noqa: F401  registers the agent projection
-            tasks,  # noqa: F401  tells the engine how to enqueue its work
-        )
+        # Importing these registers the agent projections, the Celery routes of the tick
+        # engine, and the commit hooks that resolve conflicts between decisions.
+        from . import projections, tasks  # noqa: F401
+        from .cognition import commit  # noqa: F401

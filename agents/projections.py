@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.db import connection
@@ -24,6 +24,8 @@ AGENT_PERCEIVED = "agent.perceived"
 AGENT_ACTING = "agent.acting"
 AGENT_SUMMARIZED = "agent.summarized"
 AGENT_CHAT_COOLDOWN = "agent.chat_cooldown"
+AGENT_DAY_PLANNED = "agent.day_planned"
+AGENT_LEARNED = "agent.learned"
 REFLECTION_REQUESTED = "reflection.requested"
 REFLECTION_DONE = "reflection.done"
 MEMORY_CREATED = "memory.created"  # owned by memories; agents count observations' importance
@@ -70,6 +72,7 @@ STATE_FIELDS = [
     "plan_date",
     "importance_since_reflection",
     "reflection_due_step",
+    "spatial_memory",
 ]
 
 
@@ -99,12 +102,26 @@ def _acting(agent: Agent, p: dict[str, Any]) -> None:
     agent.action_start_step, agent.busy_until_step = p["start_step"], p["end_step"]
     agent.destination, agent.path = p.get("address", ""), p.get("path", [])
     agent.chatting_with = p.get("chatting_with", "")
-    if "plan_date" in p:
-        agent.plan_date = date.fromisoformat(p["plan_date"])
 
 
 def _summarized(agent: Agent, p: dict[str, Any]) -> None:
     agent.summary, agent.summary_date = p["summary"], date.fromisoformat(p["date"])
+
+
+def _day_planned(agent: Agent, p: dict[str, Any]) -> None:
+    agent.plan_date = date.fromisoformat(p["date"])
+
+
+def _learned(agent: Agent, p: dict[str, Any]) -> None:
+    """A place seen: add the arena and its objects to the agent's spatial memory."""
+    memory = {
+        w: {s: dict(a) for s, a in sectors.items()} for w, sectors in agent.spatial_memory.items()
+    }
+    world = next(iter(memory), "")
+    arenas = memory.setdefault(world, {}).setdefault(p["sector"], {})
+    objects = arenas.setdefault(p["arena"], [])
+    arenas[p["arena"]] = objects + [o for o in p["objects"] if o not in objects]
+    agent.spatial_memory = memory
 
 
 def _chat_cooldown(agent: Agent, p: dict[str, Any]) -> None:
@@ -132,6 +149,8 @@ _STATE_CHANGES = {
     AGENT_ACTING: _acting,
     AGENT_SUMMARIZED: _summarized,
     AGENT_CHAT_COOLDOWN: _chat_cooldown,
+    AGENT_DAY_PLANNED: _day_planned,
+    AGENT_LEARNED: _learned,
     MEMORY_CREATED: _observed,
     REFLECTION_REQUESTED: _reflection_requested,
     REFLECTION_DONE: _reflection_done,
@@ -157,6 +176,7 @@ _STATE_TYPES = {
     "plan_date": "date",
     "importance_since_reflection": "int",
     "reflection_due_step": "int",
+    "spatial_memory": "jsonb",
 }
 assert list(_STATE_TYPES) == STATE_FIELDS
 _STATE_SQL = (
@@ -250,12 +270,21 @@ class CognitionProjection:
             if event.kind == PLAN_MADE:
                 self._plan(simulation, event)
             elif event.kind == PLAN_REVISED:
-                PlanItem.objects.filter(
-                    simulation=simulation,
-                    agent__name=event.agent,
-                    level__in=[PlanLevel.HOUR, PlanLevel.ACTION],
-                    start__gte=datetime.fromisoformat(event.payload["from"]),
-                ).update(superseded=True)
+                # A reaction re-plans from now: actions still ahead are dropped and the
+                # current block is decomposed again when the reaction is over.
+                since = datetime.fromisoformat(event.payload["from"])
+                ahead = [
+                    item.pk
+                    for item in PlanItem.objects.filter(
+                        simulation=simulation,
+                        agent__name=event.agent,
+                        level=PlanLevel.ACTION,
+                        superseded=False,
+                        start__gte=since - timedelta(hours=1),
+                    )
+                    if item.start + timedelta(minutes=item.duration_minutes) > since
+                ]
+                PlanItem.objects.filter(pk__in=ahead).update(superseded=True)
             elif event.kind == OBJECT_STATE:
                 self._object(simulation, event)
             else:
@@ -288,6 +317,17 @@ class CognitionProjection:
             parent = parents.get(item.get("parent") or 0)
             if item.get("parent_index") is not None:
                 parent = made[item["parent_index"]]
+            elif item.get("parent_start"):
+                parent = (
+                    PlanItem.objects.filter(
+                        agent=agent,
+                        level=PlanLevel.HOUR,
+                        superseded=False,
+                        start=datetime.fromisoformat(item["parent_start"]),
+                    )
+                    .order_by("-number")
+                    .first()
+                )
             spo = item.get("spo") or ["", "", ""]
             row = PlanItem(
                 simulation=simulation,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -27,6 +28,7 @@ def simulation_create_from_base(
     seed: int = 0,
     sec_per_step: int | None = None,
     config: dict[str, Any] | None = None,
+    start_time: datetime | None = None,
 ) -> Simulation:
     """A new simulation of a shipped base; the simulation and its residents are events."""
     loaded = base_load(base)
@@ -37,7 +39,7 @@ def simulation_create_from_base(
             name=name or base,
             town=town,
             base=base,
-            start_time=loaded.start_time,
+            start_time=start_time or loaded.start_time,
             sec_per_step=sec_per_step or loaded.sec_per_step,
             seed=seed,
             config=config or {},

@@ -208,6 +208,9 @@ class SimulationCreateSerializer(StrictFieldsMixin, serializers.Serializer[Any])
         help_text="sim seconds per step; default: the base's",
     )
     config = serializers.DictField(required=False, default=dict)
+    start_time = serializers.DateTimeField(
+        required=False, allow_null=True, default=None, help_text="sim time at step 0; default: the base's"
+    )
 
 
 class SimulationForkSerializer(StrictFieldsMixin, serializers.Serializer[Any]):

@@ -15,6 +15,7 @@ the query and to its opposite give the largest and smallest cosine).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -97,8 +98,10 @@ _SCORE = """
     LIMIT %(k)s
 """
 
+_KINDS = "AND NOT (m.kind = ANY(%(exclude)s::text[]))"
+
 EXACT_SQL = f"""
-WITH s AS ({_TERMS} WHERE m.agent_id = %(agent)s),
+WITH s AS ({_TERMS} WHERE m.agent_id = %(agent)s {_KINDS}),
 b AS (SELECT min(rec) r0, max(rec) r1, min(imp) i0, max(imp) i1, min(rel) v0, max(rel) v1
       FROM s)
 {_SCORE}
@@ -144,6 +147,7 @@ def memories_retrieve(
     mode: Mode = Mode.EXACT,
     candidates: int = 200,
     ef_search: int = 200,
+    exclude_kinds: Sequence[str] = (),
 ) -> list[Scored]:
     """The agent's top-k memories for a query. Reads only: callers record the touch."""
     query = np.asarray(query_embedding, dtype=np.float32)
@@ -157,12 +161,15 @@ def memories_retrieve(
         "w_imp": weights.importance,
         "w_rel": weights.relevance,
         "k": k,
+        "exclude": list(exclude_kinds),
         "n_relevant": max(candidates, k),
         "n_recent": max(candidates // 2, k),
         "n_important": max(candidates // 2, k),
     }
     with transaction.atomic(), connection.cursor() as cursor:
         if mode == Mode.SCALE:
+            if exclude_kinds:
+                raise ValueError("scale mode does not filter by kind; use exact mode")
             # SET LOCAL only lasts for this transaction, which holds the query.
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")

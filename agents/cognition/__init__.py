@@ -11,6 +11,7 @@ import hashlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 from typing import Protocol
 
@@ -29,6 +30,28 @@ class StepContext:
     town: Town
     step: int
     agents: dict[str, Agent]
+
+    @property
+    def now(self) -> datetime:
+        return self.simulation.sim_time_at(self.step)
+
+    @cached_property
+    def object_states(self) -> dict[str, str]:
+        """Object address -> state, for objects that are not idle."""
+        from ..models import ObjectState
+
+        return dict(
+            ObjectState.objects.filter(simulation=self.simulation).values_list("address", "state")
+        )
+
+    @cached_property
+    def occupants(self) -> dict[str, str]:
+        """Object address -> the agent using it now."""
+        return {
+            a.action_address: a.name
+            for a in self.agents.values()
+            if a.action_address and a.busy_until_step > self.step
+        }
 
     @cached_property
     def arena_by_block(self) -> dict[int, str]:
@@ -68,8 +91,10 @@ def cognition_register(name: str, factory: Callable[[], Cognition]) -> None:
 def cognition_for(simulation: Simulation) -> Cognition:
     """The cognition a simulation runs: `config["cognition"]`, minimal by default."""
     from .minimal import MinimalCognition
+    from .paper import PaperCognition
 
     _registry.setdefault("minimal", MinimalCognition)
+    _registry.setdefault("paper", PaperCognition)
     name = simulation.config.get("cognition", "minimal")
     if name not in _registry:
         raise ValueError(f"unknown cognition {name!r}; one of {sorted(_registry)}")

@@ -1,0 +1,202 @@
+"""The cognition's prompt tasks: schemas of what the model must answer, and their offline
+policies (agents/cognition/offline.py). Templates: agents/llm/templates/<task>.txt."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agents.llm.tasks import Inputs, PromptTask, task_register
+
+from . import offline
+
+_HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _time(value: str) -> str:
+    if not _HHMM.match(value):
+        raise ValueError(f"{value!r} is not a HH:MM time")
+    return value
+
+
+class ImportanceMany(_Strict):
+    importance: list[int] = Field(min_length=1, max_length=50)
+
+    @field_validator("importance")
+    @classmethod
+    def _range(cls, values: list[int]) -> list[int]:
+        if any(not 1 <= v <= 10 for v in values):
+            raise ValueError("every importance must be 1..10")
+        return values
+
+
+class Summary(_Strict):
+    summary: str = Field(min_length=1, max_length=2000)
+
+
+class PlanEntry(_Strict):
+    description: str = Field(min_length=1, max_length=300)
+    start: str
+    duration_minutes: int = Field(ge=1, le=24 * 60)
+    _start = field_validator("start")(_time)
+
+
+class DayPlan(_Strict):
+    items: list[PlanEntry] = Field(min_length=3, max_length=12)
+
+
+class Block(PlanEntry):
+    sector: str = Field(max_length=300)
+    arena: str = Field(max_length=300)
+
+
+class HourlySchedule(_Strict):
+    blocks: list[Block] = Field(min_length=1, max_length=48)
+
+
+class Action(_Strict):
+    description: str = Field(min_length=1, max_length=300)
+    duration_minutes: int = Field(ge=1, le=60)
+    object: str = Field(max_length=300)
+    emoji: str = Field(max_length=16)
+    triple: list[str] = Field(min_length=3, max_length=3)
+    object_state: str = Field(max_length=300)
+
+
+class Decomposition(_Strict):
+    actions: list[Action] = Field(min_length=1, max_length=12)
+
+
+class Reaction(_Strict):
+    reaction: Literal["talk", "wait", "continue"]
+    reason: str = Field(max_length=500)
+
+
+class Line(_Strict):
+    line: str = Field(min_length=1, max_length=600)
+    end: bool
+
+
+class ConversationSummary(_Strict):
+    summary: str = Field(min_length=1, max_length=1000)
+
+
+def _day_plan(inputs: Inputs, rng: random.Random) -> DayPlan:
+    return DayPlan(
+        items=[
+            PlanEntry(description=d, start=offline.hhmm(s), duration_minutes=m)
+            for d, s, m in offline.day_plan(inputs, rng)
+        ]
+    )
+
+
+def _hourly(inputs: Inputs, rng: random.Random) -> HourlySchedule:
+    return HourlySchedule(
+        blocks=[
+            Block(description=d, start=offline.hhmm(s), duration_minutes=m, sector=se, arena=a)
+            for d, s, m, se, a in offline.hourly_blocks(inputs, rng)
+        ]
+    )
+
+
+def _decompose(inputs: Inputs, rng: random.Random) -> Decomposition:
+    name = str(inputs["agent_name"])
+    return Decomposition(
+        actions=[
+            Action(
+                description=d,
+                duration_minutes=m,
+                object=o,
+                emoji=e,
+                triple=[name, d.split()[0], o or "room"],
+                object_state=s,
+            )
+            for d, m, o, e, s in offline.actions_for(inputs, rng)
+        ]
+    )
+
+
+def _line(inputs: Inputs, rng: random.Random) -> Line:
+    text, end = offline.converse_line(inputs, rng)
+    return Line(line=text, end=end)
+
+
+IMPORTANCE_MANY = task_register(
+    PromptTask(
+        name="importance_many",
+        template="importance_many.txt",
+        output=ImportanceMany,
+        offline=lambda i, r: ImportanceMany(importance=offline.importance_many(i, r)),
+        description="the poignancy of the memories an agent makes in one step",
+    )
+)
+SUMMARY = task_register(
+    PromptTask(
+        name="summary",
+        template="summary.txt",
+        output=Summary,
+        offline=lambda i, r: Summary(summary=offline.summary_text(i)),
+        description="the agent's summary description, once a sim day",
+    )
+)
+DAY_PLAN = task_register(
+    PromptTask(
+        name="day_plan",
+        template="day_plan.txt",
+        output=DayPlan,
+        offline=_day_plan,
+        description="the day in broad strokes",
+    )
+)
+HOURLY_SCHEDULE = task_register(
+    PromptTask(
+        name="hourly_schedule",
+        template="hourly_schedule.txt",
+        output=HourlySchedule,
+        offline=_hourly,
+        description="the day plan as hour blocks at known places",
+    )
+)
+DECOMPOSE = task_register(
+    PromptTask(
+        name="decompose",
+        template="decompose.txt",
+        output=Decomposition,
+        offline=_decompose,
+        description="an hour block as 5-15 minute actions at objects",
+    )
+)
+REACT = task_register(
+    PromptTask(
+        name="react",
+        template="react.txt",
+        output=Reaction,
+        offline=lambda i, r: Reaction(reaction=offline.react(i, r), reason="offline policy"),  # type: ignore[arg-type]
+        description="whether to talk, wait or carry on",
+    )
+)
+CONVERSE_LINE = task_register(
+    PromptTask(
+        name="converse_line",
+        template="converse_line.txt",
+        output=Line,
+        offline=_line,
+        description="the next line of a conversation",
+    )
+)
+CONVERSATION_SUMMARY = task_register(
+    PromptTask(
+        name="conversation_summary",
+        template="conversation_summary.txt",
+        output=ConversationSummary,
+        offline=lambda i, r: ConversationSummary(summary=offline.conversation_summary(i)),
+        description="what a conversation was about",
+    )
+)
