@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
+from django.db import close_old_connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -38,7 +40,7 @@ from world.projections import SIMULATION_STEPPED
 from world.selectors import town_cached
 from world.services import simulation_set_status
 
-from .cognition import StepContext, cognition_for
+from .cognition import Cognition, StepContext, cognition_for
 from .models import Agent, Decision
 
 log = logging.getLogger(__name__)
@@ -251,11 +253,9 @@ def agent_steps(
         )
         cognition = cognition_for(simulation)
         decisions = []
-        for name in todo:
-            try:
-                drafts = cognition.decide(context=context, agent=context.agents[name])
-            except Exception as exc:
-                simulation_fail(simulation=simulation, step=step, agent=name, error=exc)
+        for name, drafts in _decide_all(cognition, context, todo):
+            if isinstance(drafts, BaseException):
+                simulation_fail(simulation=simulation, step=step, agent=name, error=drafts)
                 return
             decisions.append(
                 Decision(
@@ -274,6 +274,42 @@ def agent_steps(
             tick_commit(simulation_id=simulation_id, step=step)
         else:
             _enqueue["tick_commit"](simulation_id, step)
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _agent_threads() -> int:
+    """Agents decided at once in a shard: model calls wait on the network, so with a model
+    server they overlap; the offline backend is CPU-bound and gains nothing from threads."""
+    if settings.SMALLVILLE_LLM_BACKEND == "offline":
+        return 1
+    return max(1, settings.SMALLVILLE_AGENT_THREADS)
+
+
+def _decide_one(
+    cognition: Cognition, context: StepContext, name: str
+) -> tuple[str, list[EventDraft] | BaseException]:
+    try:
+        return name, cognition.decide(context=context, agent=context.agents[name])
+    except Exception as exc:
+        return name, exc
+    finally:
+        if threading.current_thread() is not threading.main_thread():
+            close_old_connections()  # pool threads keep theirs only while healthy
+
+
+def _decide_all(
+    cognition: Cognition, context: StepContext, names: list[str]
+) -> list[tuple[str, list[EventDraft] | BaseException]]:
+    """Each agent's decision, in the order of `names` whatever order they finish in."""
+    global _pool
+    threads = _agent_threads()
+    if threads == 1 or len(names) == 1:
+        return [_decide_one(cognition, context, name) for name in names]
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="agent-step")
+    return list(_pool.map(lambda name: _decide_one(cognition, context, name), names))
 
 
 def simulation_fail(*, simulation: Simulation, step: int, agent: str, error: BaseException) -> None:

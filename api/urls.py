@@ -23,4 +23,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("towns/<int:town_pk>/", include(town_router.urls)),
     path("simulations/<int:simulation_pk>/", include(simulation_router.urls)),
     path("", include("api.llm_urls")),
+    path("", include("api.memory_urls")),
+    path("", include("api.reflection_urls")),
 ]

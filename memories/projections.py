@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from django.db.models import Max
 
 from world.eventlog import projection_register
@@ -133,13 +134,18 @@ class MemoryProjection:
                 "last_accessed": m.last_accessed.isoformat(),
                 "importance": m.importance,
                 "depth": m.depth,
-                "embedding": hashlib.sha256(bytes(m.embedding.to_numpy().tobytes())).hexdigest(),
+                "embedding": hashlib.sha256(_vector_bytes(m.embedding)).hexdigest(),
                 "evidence": evidence.get(m.pk, []),
             }
             for m in Memory.objects.filter(simulation=simulation)
             .select_related("agent")
             .order_by("agent__name", "number")
         ]
+
+
+def _vector_bytes(vector: Any) -> bytes:
+    """float32 bytes of a vector as pgvector returns it (a list, or an array in older pgvector)."""
+    return np.asarray(vector, dtype=np.float32).tobytes()
 
 
 def _depth(known: dict[tuple[int, int], tuple[int, int]], agent_id: int, number: int) -> int:

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "memories",
     "agents",
     "agents.llm",
+    "agents.reflection",
     "api",
 ]
 
@@ -146,6 +147,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Agents per agent-step task: a tick of 500 agents is 20 tasks, not 500.
 SMALLVILLE_SHARD_SIZE = int(os.environ.get("SMALLVILLE_SHARD_SIZE", "25"))
+# Agents of a shard decided at once when a model server answers (their calls overlap).
+SMALLVILLE_AGENT_THREADS = int(os.environ.get("SMALLVILLE_AGENT_THREADS", "25"))
 
 # Language models (docs/language-models.md).
 SMALLVILLE_LLM_BACKEND = os.environ.get("SMALLVILLE_LLM_BACKEND", "offline")

