@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import statistics
 import time
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
 import django
+
+from bench.machine import stamp
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
 django.setup()
@@ -77,26 +77,6 @@ def _latencies_ms(texts: list[str]) -> dict[str, float]:
     return {"p50": round(statistics.median(samples), 3), "p95": round(cuts[18], 3)}
 
 
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.partition(":")[2].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-
-def _machine() -> dict[str, Any]:
-    return {
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "cpu_model": _cpu_model(),
-        "load_average_1m": round(os.getloadavg()[0], 2),  # other work skews the numbers
-    }
-
-
 def main() -> dict[str, Any]:
     embedder = embedder_get()
     run = uuid.uuid4().hex[:8]
@@ -107,8 +87,8 @@ def main() -> dict[str, Any]:
     cached = _texts(CACHE_TEXTS, run + "c")
     try:
         result = {
-            "date": datetime.now(UTC).isoformat(timespec="seconds"),
-            "machine": _machine(),
+            **stamp(),
+            "load_average_1m": round(os.getloadavg()[0], 2),  # other work skews the numbers
             "embedding_model": embedder.name,
             "dimensions": EMBEDDING_DIMENSIONS,
             "texts_per_s_single": _rate(

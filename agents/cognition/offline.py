@@ -122,10 +122,10 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
         items += [("staying up at home", 0), ("sleeping", r.bed)]
     else:
         items += [("sleeping", 0)]
-    items += [("waking up and having breakfast", r.wake)]
+    morning = "waking up and having breakfast"
     if r.work_start - r.wake > 90:
-        items += [("reading and relaxing at home", r.wake + 60)]
-    items += [(work, r.work_start)]
+        morning += ", then relaxing at home"
+    items += [(morning, r.wake), (work, r.work_start)]
     if r.work_start < 12 * 60 < r.work_end - 60:
         items += [(lunch, 12 * 60), (work, 13 * 60)]
     dinner = max(r.dinner, r.work_end)
@@ -193,7 +193,10 @@ def hourly_blocks(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, in
             continue
         for offset in range(0, duration, 60):
             length = min(60, duration - offset)
-            blocks.append((description, start + offset, length, sector, arena))
+            label = description
+            if offset and "relaxing at home" in description:  # after the morning routine
+                label = "reading and relaxing at home"
+            blocks.append((label, start + offset, length, sector, arena))
     return blocks
 
 

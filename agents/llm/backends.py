@@ -296,7 +296,11 @@ class OpenAIBackend:
             return {
                 "response_format": {
                     "type": "json_schema",
-                    "json_schema": {"name": task.name, "schema": schema, "strict": True},
+                    "json_schema": {
+                        "name": task.name,
+                        "schema": schema,
+                        "strict": _strict_compatible(schema),
+                    },
                 }
             }
         if fmt == "json_object":
@@ -320,6 +324,24 @@ class OpenAIBackend:
         return BackendResult(
             output=None, raw_reply=raw, attempts=attempts, failure=failure, usage=usage
         )
+
+
+def _strict_compatible(schema: object) -> bool:
+    """Whether OpenAI's strict mode takes this schema: every object closed, every field required.
+
+    Strict mode rejects other schemas outright; without it the schema still guides the
+    model and the reply is validated here all the same.
+    """
+    if isinstance(schema, list):
+        return all(_strict_compatible(item) for item in schema)
+    if not isinstance(schema, dict):
+        return True
+    if "properties" in schema and (
+        schema.get("additionalProperties") is not False
+        or set(schema.get("required", [])) != set(schema["properties"])
+    ):
+        return False
+    return all(_strict_compatible(value) for value in schema.values())
 
 
 def _reask(error: str, task: PromptTask[Any]) -> str:

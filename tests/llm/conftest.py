@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents.services import simulation_create_from_base
+from agents import services
 from world.models import Simulation
 
 from .fake_openai import FakeOpenAI
@@ -38,6 +38,16 @@ def openai_llm(settings: Any, fake_openai: FakeOpenAI) -> FakeOpenAI:
     return fake_openai
 
 
+def unseeded_simulation(user: User, monkeypatch: pytest.MonkeyPatch) -> Simulation:
+    """A new simulation of three residents whose seed statements are not yet rated."""
+    with monkeypatch.context() as patch:
+        patch.setattr(services, "residents_seed_memories", lambda **kwargs: 0)
+        return services.simulation_create_from_base(
+            owner=user, base="base_the_ville_isabella_maria_klaus"
+        )
+
+
 @pytest.fixture
-def simulation(user: User) -> Simulation:
-    return simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
+def simulation(user: User, monkeypatch: pytest.MonkeyPatch) -> Simulation:
+    """Three residents, no model call yet: the ledger and the budget start at zero."""
+    return unseeded_simulation(user, monkeypatch)

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from agents.llm.importance import importance_rate
 from agents.llm.port import ModelUnavailable
+from agents.services import residents_seed_memories
 from world.models import Simulation
 
 from .fake_openai import FakeOpenAI, error, ok
@@ -25,9 +26,7 @@ def calls_url(simulation: Simulation) -> str:
 @pytest.fixture
 def rated(simulation: Simulation) -> Simulation:
     """Every seed statement of every resident rated offline: 15 calls."""
-    for agent in simulation.agents.all():
-        for statement in agent.seed_statements:
-            importance_rate(agent=agent, memory=statement)
+    residents_seed_memories(simulation=simulation)
     return simulation
 
 

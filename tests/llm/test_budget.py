@@ -13,10 +13,12 @@ from agents.llm.models import ModelCall, ModelUsage
 from agents.llm.port import BudgetExhausted, ModelCallInTransaction, ModelUnavailable
 from agents.llm.selectors import model_call_summary
 from agents.models import Agent
-from agents.services import simulation_create_from_base
+from agents.services import residents_seed_memories
+from memories.models import Memory
 from world.eventlog import EventDraft, events_append
 from world.models import Event, Simulation, SimulationStatus
 
+from .conftest import unseeded_simulation
 from .fake_openai import FakeOpenAI, error
 
 RATED = "test.importance_rated"
@@ -124,10 +126,30 @@ def test_no_model_call_inside_a_transaction(simulation: Simulation) -> None:
     assert not ModelCall.objects.exists()
 
 
+@pytest.mark.django_db
+def test_seeding_that_runs_out_keeps_what_it_paid_for_and_resumes(
+    simulation: Simulation,
+) -> None:
+    Simulation.objects.filter(pk=simulation.pk).update(budget_calls=10)
+    with pytest.raises(BudgetExhausted):
+        residents_seed_memories(simulation=simulation)
+    simulation.refresh_from_db()
+    assert simulation.status == SimulationStatus.BUDGET_EXHAUSTED
+    assert ModelCall.objects.filter(simulation=simulation).count() == 10
+    assert not Memory.objects.filter(simulation=simulation).exists()  # no partial set
+    assert simulation.agents.count() == 3 and simulation.events.exists()
+
+    Simulation.objects.filter(pk=simulation.pk).update(budget_calls=None)
+    assert residents_seed_memories(simulation=simulation) == 15
+    assert Memory.objects.filter(simulation=simulation).count() == 15
+
+
 @pytest.mark.django_db(transaction=True)
-def test_stop_and_ledger_survive_a_caller_that_rolls_back(user: User) -> None:
+def test_stop_and_ledger_survive_a_caller_that_rolls_back(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With real commits: the caller's failed transaction loses only its own write."""
-    simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
+    simulation = unseeded_simulation(user, monkeypatch)
     Simulation.objects.filter(pk=simulation.pk).update(budget_calls=2)
     memories = seed_memories(simulation)
     rate_and_record(simulation, *memories[0])

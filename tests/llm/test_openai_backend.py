@@ -11,8 +11,15 @@ import threading
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, ConfigDict
 
-from agents.llm.backends import LLMConfig, ModelRequest, backend_get, message_list
+from agents.llm.backends import (
+    LLMConfig,
+    ModelRequest,
+    _strict_compatible,
+    backend_get,
+    message_list,
+)
 from agents.llm.importance import IMPORTANCE, Importance
 from agents.llm.models import ModelCall
 from agents.llm.port import (
@@ -104,7 +111,7 @@ def test_structured_output_is_asked_for_with_the_schema(openai_llm: FakeOpenAI) 
     assert request["headers"]["authorization"] == "Bearer test-key"
     assert body["response_format"]["type"] == "json_schema"
     schema = body["response_format"]["json_schema"]
-    assert schema["name"] == "importance"
+    assert schema["name"] == "importance" and schema["strict"] is True
     assert schema["schema"]["properties"]["importance"]["maximum"] == 10
     assert isinstance(body["seed"], int)
 
@@ -228,3 +235,17 @@ def test_concurrency_limit_holds_per_process(fake_openai: FakeOpenAI) -> None:
         thread.join()
     assert [r.output.importance for r in results] == [5] * 6
     assert fake_openai.max_in_flight == 2
+
+
+def test_strict_mode_only_for_closed_schemas() -> None:
+    class Loose(BaseModel):
+        value: int
+        note: str = ""
+
+    class Closed(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        items: list[Importance]
+
+    assert _strict_compatible(Importance.model_json_schema())
+    assert _strict_compatible(Closed.model_json_schema())
+    assert not _strict_compatible(Loose.model_json_schema())

@@ -49,8 +49,9 @@ def simulation(user: User, ville: object) -> Simulation:
 @pytest.mark.django_db
 def test_created_simulation_is_its_events(simulation: Simulation) -> None:
     kinds = [row[3] for row in _event_rows(simulation)]
-    assert kinds == ["simulation.created"] + ["agent.created"] * 3
-    assert [row[0] for row in _event_rows(simulation)] == [1, 2, 3, 4]
+    seeds = sum(len(agent.seed_statements) for agent in simulation.agents.all())
+    assert kinds == ["simulation.created"] + ["agent.created"] * 3 + ["memory.created"] * seeds
+    assert [row[0] for row in _event_rows(simulation)] == list(range(1, 4 + seeds + 1))
     assert simulation.agents.count() == 3
     klaus = simulation.agents.get(name="Klaus Mueller")
     assert (klaus.tile_x, klaus.tile_y) == (126, 46)
@@ -114,4 +115,5 @@ def test_concurrent_appends_keep_seq_gap_free(user: User) -> None:
         thread.join()
     assert not errors
     seqs = [row[0] for row in _event_rows(simulation)]
-    assert seqs == list(range(1, 4 + 4 * 10 * 3 + 1))
+    created = Event.objects.filter(simulation=simulation, step=0).count()
+    assert seqs == list(range(1, created + 4 * 10 * 3 + 1))
