@@ -94,6 +94,7 @@ def test_fork_beyond_current_step_is_refused(simulation: Simulation) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_appends_keep_seq_gap_free(user: User) -> None:
     simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
+    created = Event.objects.filter(simulation=simulation).count()
     errors: list[BaseException] = []
 
     def writer(n: int) -> None:
@@ -115,5 +116,4 @@ def test_concurrent_appends_keep_seq_gap_free(user: User) -> None:
         thread.join()
     assert not errors
     seqs = [row[0] for row in _event_rows(simulation)]
-    created = Event.objects.filter(simulation=simulation, step=0).count()
     assert seqs == list(range(1, created + 4 * 10 * 3 + 1))
