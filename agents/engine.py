@@ -34,6 +34,7 @@ from django.db import close_old_connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from memories.services import memories_embed
 from world.eventlog import EventDraft, events_append
 from world.models import Event, Simulation, SimulationStatus
 from world.projections import SIMULATION_STEPPED
@@ -267,6 +268,14 @@ def agent_steps(
                     ],
                 )
             )
+        memories_embed(
+            simulation=simulation,
+            events=[
+                EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"])
+                for decision in decisions
+                for e in decision.events
+            ],
+        )
         Decision.objects.bulk_create(decisions, ignore_conflicts=True)
     stored = Decision.objects.filter(simulation=simulation, step=step).count()
     if stored == Agent.objects.filter(simulation=simulation).count():

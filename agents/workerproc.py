@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class WorkerProcess:
-    """`celery worker` in its own process group, consuming only `queue`."""
+    """`celery worker` in its own process group, consuming `queue` and its reflection queue."""
 
     def __init__(self, queue: str, env: dict[str, str], concurrency: int = 1) -> None:
         self.queue = queue
@@ -30,7 +30,8 @@ class WorkerProcess:
     def start(self, timeout: float = 60) -> None:
         name = f"{self.queue}-{uuid.uuid4().hex[:6]}@localhost"
         command = [sys.executable, "-m", "celery", "-A", "smallville_project", "worker"]
-        command += ["-Q", self.queue, "-n", name, f"--concurrency={self.concurrency}"]
+        queues = f"{self.queue},{self.queue}.reflection"
+        command += ["-Q", queues, "-n", name, f"--concurrency={self.concurrency}"]
         command += ["--pool=prefork", "--without-gossip", "--without-mingle", "--loglevel=INFO"]
         self.process = subprocess.Popen(
             command,
@@ -80,4 +81,5 @@ def private_worker(
         worker.stop()
         app.conf.task_default_queue = saved
         with app.connection_for_write() as conn:
-            conn.default_channel.queue_delete(queue)  # type: ignore[attr-defined]
+            for name in (queue, f"{queue}.reflection"):
+                conn.default_channel.queue_delete(name)  # type: ignore[attr-defined]

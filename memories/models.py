@@ -57,7 +57,8 @@ class Memory(models.Model):
             models.Index(fields=["agent", "kind"]),
             models.Index(fields=["agent", "created"]),
             models.Index(fields=["agent", "last_accessed"]),
-            models.Index(fields=["agent", "importance"]),
+            # Scale-mode retrieval walks each importance level by last access.
+            models.Index(fields=["agent", "importance", "last_accessed"]),
             models.Index(fields=["simulation", "agent"]),
             HnswIndex(
                 name="memory_embedding_hnsw",

@@ -5,11 +5,20 @@
           + w_rel * norm(cosine(memory, query))
 
 `norm` is min-max over the agent's memories (a constant term normalises to 0.5, as in the
-reference code). Exact mode scores every memory of the agent in one SQL statement. Scale
-mode takes HNSW candidates (pgvector iterative scan, filtered to the agent) plus the most
-recent and most important memories and rescores them with the same formula; the bounds
-come from indexes (recency, importance) and from two HNSW probes (the nearest memory to
-the query and to its opposite give the largest and smallest cosine).
+reference code). Exact mode scores every memory of the agent in one SQL statement.
+
+Scale mode gives the same answer as exact mode for an agent with up to
+SCALE_EXACT_UP_TO memories: one HNSW index serves every agent, so finding one agent's
+nearest memories filters out the others' (~99% of a 100-agent town) and costs more than
+scoring all of them. For a larger memory stream it bounds the work instead:
+HNSW candidates (pgvector iterative scan, filtered to the agent) plus the most recent
+and most important memories form a seed whose k-th best score is a floor; a memory
+outside the HNSW candidates is at most as relevant as the last of them, so it can only
+reach the top k if its recency and importance terms make up the rest, and those are
+found by one index range scan per importance level (agent, importance, last_accessed).
+Bounds: recency and importance exactly from indexes, the largest cosine from HNSW, the
+smallest as the least cosine among all memories scored (an approximation: the exact one
+needs every memory, and an HNSW probe of the negated query is slow and rarely finds it).
 """
 
 from __future__ import annotations
@@ -78,21 +87,40 @@ def vector_literal(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.8g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
 
 
+def _recency(column: str) -> str:
+    # date_part, not extract: extract() of an interval is numeric, twice as slow per row.
+    return (
+        "power(%(decay)s::float8, greatest(date_part('epoch', "
+        f"%(now)s::timestamptz - {column}), 0) / 3600.0)"
+    )
+
+
 # Raw terms for one agent's memories; $-free so the same text serves both modes.
-_TERMS = """
-    SELECT m.id, m.number, m.importance::float8 AS imp,
-           power(%(decay)s::float8,
-                 greatest(extract(epoch FROM (%(now)s::timestamptz - m.last_accessed)), 0)
-                 / 3600.0) AS rec,
+_TERMS = f"""
+    SELECT m.id, m.number, m.importance::float8 AS imp, {_recency("m.last_accessed")} AS rec,
            1 - (m.embedding <=> %(query)s::vector) AS rel
     FROM memories_memory m
 """
 
-_SCORE = """
-    SELECT s.id, s.number, s.rec, s.imp, s.rel,
-           %(w_rec)s * coalesce((s.rec - b.r0) / nullif(b.r1 - b.r0, 0), 0.5)
-         + %(w_imp)s * coalesce((s.imp - b.i0) / nullif(b.i1 - b.i0, 0), 0.5)
-         + %(w_rel)s * coalesce((s.rel - b.v0) / nullif(b.v1 - b.v0, 0), 0.5) AS score
+
+def _score(row: str, bounds: str) -> str:
+    """The weighted sum of the min-max normalised terms of `row` under `bounds`."""
+
+    def term(weight: str, value: str, low: str, high: str) -> str:
+        low, high = f"{bounds}.{low}", f"{bounds}.{high}"
+        return f"%({weight})s * coalesce(({row}.{value} - {low}) / nullif({high} - {low}, 0), 0.5)"
+
+    return " + ".join(
+        [
+            term("w_rec", "rec", "r0", "r1"),
+            term("w_imp", "imp", "i0", "i1"),
+            term("w_rel", "rel", "v0", "v1"),
+        ]
+    )
+
+
+_SCORE = f"""
+    SELECT s.id, s.number, s.rec, s.imp, s.rel, {_score("s", "b")} AS score
     FROM s, b
     ORDER BY score DESC, s.number DESC
     LIMIT %(k)s
@@ -107,33 +135,70 @@ b AS (SELECT min(rec) r0, max(rec) r1, min(imp) i0, max(imp) i1, min(rel) v0, ma
 {_SCORE}
 """
 
+# Scale mode for a large memory stream (see the module docstring). Every CTE is
+# MATERIALIZED so each is computed once, in this order.
 SCALE_SQL = f"""
-WITH c AS (
-    (SELECT id FROM memories_memory WHERE agent_id = %(agent)s
-     ORDER BY embedding <=> %(query)s::vector LIMIT %(n_relevant)s)
-    UNION
+WITH near AS MATERIALIZED (
+    -- "+ 0" keeps the planner off the agent's btree, which would score every memory.
+    SELECT id, 1 - (embedding <=> %(query)s::vector) AS rel FROM memories_memory
+    WHERE agent_id + 0 = %(agent)s
+    ORDER BY embedding <=> %(query)s::vector LIMIT %(n_relevant)s),
+seed AS MATERIALIZED ({_TERMS} WHERE m.id IN (
+    SELECT id FROM near
+    UNION ALL
     (SELECT id FROM memories_memory WHERE agent_id = %(agent)s
      ORDER BY last_accessed DESC LIMIT %(n_recent)s)
-    UNION
+    UNION ALL
     (SELECT id FROM memories_memory WHERE agent_id = %(agent)s
-     ORDER BY importance DESC, last_accessed DESC LIMIT %(n_important)s)
-),
-s AS ({_TERMS} JOIN c ON c.id = m.id),
-far AS (SELECT 1 - (embedding <=> %(query)s::vector) AS rel FROM memories_memory
-        WHERE agent_id = %(agent)s ORDER BY embedding <=> %(anti)s::vector LIMIT 1),
-lim AS (SELECT min(last_accessed) a0, max(last_accessed) a1,
-               min(importance)::float8 i0, max(importance)::float8 i1
-        FROM memories_memory WHERE agent_id = %(agent)s),
-b AS (SELECT power(%(decay)s::float8,
-                   greatest(extract(epoch FROM (%(now)s::timestamptz - lim.a0)), 0) / 3600.0) r0,
-             power(%(decay)s::float8,
-                   greatest(extract(epoch FROM (%(now)s::timestamptz - lim.a1)), 0) / 3600.0) r1,
-             lim.i0, lim.i1,
-             least((SELECT min(rel) FROM s), (SELECT rel FROM far)) v0,
-             (SELECT max(rel) FROM s) v1
-      FROM lim)
+     ORDER BY importance DESC, last_accessed DESC LIMIT %(n_important)s))),
+lim AS MATERIALIZED (
+    SELECT min(last_accessed) a0, max(last_accessed) a1,
+           min(importance)::float8 i0, max(importance)::float8 i1
+    FROM memories_memory WHERE agent_id = %(agent)s),
+b0 AS MATERIALIZED (
+    SELECT {_recency("lim.a0")} r0, {_recency("lim.a1")} r1, lim.i0, lim.i1,
+           (SELECT min(rel) FROM seed) v0, (SELECT max(rel) FROM seed) v1,
+           (SELECT min(rel) FROM near) vn
+    FROM lim),
+floor AS MATERIALIZED (
+    -- What recency + importance must reach outside `near`: the k-th best seed score
+    -- less the most relevance such a memory can have (all of it if `near` is empty).
+    SELECT coalesce((SELECT {_score("seed", "b0")} AS score FROM seed, b0
+                     ORDER BY score DESC OFFSET %(k)s - 1 LIMIT 1), '-infinity')
+         - %(w_rel)s * coalesce((b0.vn - b0.v0) / nullif(b0.v1 - b0.v0, 0), 1) - 1e-9 AS t
+    FROM b0),
+levels AS MATERIALIZED (
+    -- Per importance level, the last access from which a memory reaches the floor.
+    SELECT lvl, CASE
+        WHEN %(w_rec)s = 0 OR b0.r1 = b0.r0 THEN  -- recency adds a constant
+            CASE WHEN %(w_rec)s * 0.5 + x.imp >= floor.t THEN '-infinity'::timestamptz
+                 ELSE 'infinity'::timestamptz END
+        WHEN floor.t - x.imp <= 0 THEN '-infinity'::timestamptz
+        WHEN floor.t - x.imp > %(w_rec)s THEN 'infinity'::timestamptz
+        ELSE %(now)s::timestamptz - interval '1 hour'
+             * (ln(b0.r0 + (floor.t - x.imp + 0.05) / %(w_rec)s * (b0.r1 - b0.r0))
+                / ln(%(decay)s::float8))
+        END AS cutoff
+    FROM b0, floor, generate_series(b0.i0::int, b0.i1::int) lvl,
+         LATERAL (SELECT %(w_imp)s * coalesce((lvl - b0.i0) / nullif(b0.i1 - b0.i0, 0), 0.5)
+                  AS imp) x),
+s AS MATERIALIZED (
+    SELECT * FROM seed
+    UNION ALL
+    SELECT x.* FROM levels CROSS JOIN LATERAL (
+        {_TERMS}
+        WHERE m.agent_id = %(agent)s AND m.importance = levels.lvl
+          AND m.last_accessed >= levels.cutoff
+        OFFSET 0) x  -- OFFSET 0: one index range scan per level, not a join over all
+    WHERE levels.cutoff < 'infinity' AND x.id NOT IN (SELECT id FROM seed)),
+b AS (SELECT r0, r1, i0, i1, least(v0, (SELECT min(rel) FROM s)) v0, v1 FROM b0)
 {_SCORE}
 """
+
+# Up to this many memories scale mode scores them all (exact mode's statement): scoring
+# 10k memories takes ~10 ms, while a filtered HNSW scan for an agent holding 1% of the
+# index takes as long or longer and is approximate. Measured by `python -m bench.retrieval`.
+SCALE_EXACT_UP_TO = 20_000
 
 
 def memories_retrieve(
@@ -154,7 +219,6 @@ def memories_retrieve(
     params: dict[str, Any] = {
         "agent": agent_id,
         "query": vector_literal(query),
-        "anti": vector_literal(-query),
         "now": now,
         "decay": decay,
         "w_rec": weights.recency,
@@ -167,9 +231,11 @@ def memories_retrieve(
         "n_important": max(candidates // 2, k),
     }
     with transaction.atomic(), connection.cursor() as cursor:
-        if mode == Mode.SCALE:
-            if exclude_kinds:
-                raise ValueError("scale mode does not filter by kind; use exact mode")
+        if mode == Mode.SCALE and exclude_kinds:
+            raise ValueError("scale mode does not filter by kind; use exact mode")
+        if mode == Mode.SCALE and _memory_count_above(cursor, agent_id, SCALE_EXACT_UP_TO):
+            if not 0 < decay <= 1:
+                raise ValueError(f"scale mode needs 0 < decay <= 1, got {decay}")
             # SET LOCAL only lasts for this transaction, which holds the query.
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
@@ -178,6 +244,13 @@ def memories_retrieve(
             cursor.execute(EXACT_SQL, params)
         rows = cursor.fetchall()
     return [Scored(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]
+
+
+def _memory_count_above(cursor: Any, agent_id: int, limit: int) -> bool:
+    # Numbers count an agent's memories from 1, so the largest is an index probe away.
+    cursor.execute("SELECT max(number) FROM memories_memory WHERE agent_id = %s", [agent_id])
+    (largest,) = cursor.fetchone()
+    return largest is not None and largest > limit
 
 
 def memory_rows(scored: list[Scored]) -> list[Memory]:

@@ -9,7 +9,7 @@ from datetime import datetime
 from world.eventlog import EventDraft, events_append
 from world.models import Event, Simulation
 
-from .embeddings import embed_passages, text_hash
+from .embeddings import embed_passages, embedder_get, embedding_model_claim, text_hash
 from .models import MemoryKind
 from .projections import MEMORY_CREATED, MEMORY_TOUCHED
 
@@ -35,12 +35,18 @@ class MemoryDraft:
 
 
 def memory_event_drafts(
-    *, simulation: Simulation, drafts: Sequence[MemoryDraft]
+    *, simulation: Simulation, drafts: Sequence[MemoryDraft], embed: bool = True
 ) -> list[EventDraft]:
-    """Embed (through the cache) and turn memory drafts into events, in order."""
+    """Turn memory drafts into events, in order, embedding them through the cache.
+
+    With `embed=False` the caller must call `memories_embed` on the events before they
+    are appended (the tick engine does, once for all the agents of a shard)."""
     if not drafts:
         return []
-    embed_passages(texts=[d.description for d in drafts], simulation=simulation)
+    if embed:
+        embed_passages(texts=[d.description for d in drafts], simulation=simulation)
+    else:
+        embedding_model_claim(simulation=simulation, model=embedder_get().name)
     return [
         EventDraft(
             kind=MEMORY_CREATED,
@@ -59,6 +65,13 @@ def memory_event_drafts(
         )
         for d in drafts
     ]
+
+
+def memories_embed(*, simulation: Simulation, events: Sequence[EventDraft]) -> None:
+    """Make sure the embeddings of these `memory.created` events are in the cache."""
+    texts = [e.payload["description"] for e in events if e.kind == MEMORY_CREATED]
+    if texts:
+        embed_passages(texts=texts, simulation=simulation)
 
 
 def memory_touch_drafts(*, agent: str, numbers: Iterable[int], at: datetime) -> list[EventDraft]:

@@ -67,6 +67,11 @@ class StepContext:
             return ""
         return self.object_by_block.get(self.town.game_object_layer[self.town.tile_index(x, y)], "")
 
+    @cached_property
+    def objects_by_arena(self) -> dict[str, list[tuple[int, int, str]]]:
+        """Arena address -> its object tiles (x, y, object name), for perception."""
+        return _objects_by_arena(self.town)
+
     def arena_at(self, tile: tuple[int, int]) -> str:
         return self.arena_by_block.get(self.town.arena_layer[self.town.tile_index(*tile)], "")
 
@@ -74,6 +79,24 @@ class StepContext:
         """A generator that depends only on (seed, step, agent): replays draw the same."""
         key = f"{self.simulation.seed}:{self.step}:{agent}".encode()
         return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+_object_tiles: dict[int, dict[str, list[tuple[int, int, str]]]] = {}
+
+
+def _objects_by_arena(town: Town) -> dict[str, list[tuple[int, int, str]]]:
+    if town.pk not in _object_tiles:
+        arenas = arena_addresses(town=town)
+        names = {int(row[0]): row[3].strip() for row in town.legends["game_object"]}
+        found: dict[str, list[tuple[int, int, str]]] = {}
+        for index, block in enumerate(town.game_object_layer):
+            if block and block in names:
+                arena = arenas.get(town.arena_layer[index], "")
+                if arena:
+                    x, y = town.tile_xy(index)
+                    found.setdefault(arena, []).append((x, y, names[block]))
+        _object_tiles[town.pk] = found
+    return _object_tiles[town.pk]
 
 
 class Cognition(Protocol):

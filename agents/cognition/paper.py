@@ -204,7 +204,10 @@ class _Mind:
                 )
                 for n, score in zip(self.notes, scores, strict=True)
             ]
-            events = memory_event_drafts(simulation=self.context.simulation, drafts=drafts)
+            # The engine embeds the memories of all agents of a shard in one batch.
+            events = memory_event_drafts(
+                simulation=self.context.simulation, drafts=drafts, embed=False
+            )
             for note, event in zip(self.notes, events, strict=True):
                 if note.conversation:
                     event.payload["conversation"] = note.conversation
@@ -510,11 +513,8 @@ class _Mind:
         radius = agent.vision_radius
         near: list[tuple[int, str, str, Agent | None]] = []
         seen_objects: set[str] = set()
-        for x in range(agent.tile_x - radius, agent.tile_x + radius + 1):
-            for y in range(agent.tile_y - radius, agent.tile_y + radius + 1):
-                name = context.object_at((x, y))
-                if not name or context.arena_at((x, y)) != here:
-                    continue
+        for x, y, name in context.objects_by_arena.get(here, []):
+            if max(abs(x - agent.tile_x), abs(y - agent.tile_y)) <= radius:
                 seen_objects.add(name)
                 state = context.object_states.get(f"{here}:{name}")
                 if state and state != "idle":
