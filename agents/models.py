@@ -58,6 +58,9 @@ class Agent(models.Model):
     summary_date = models.DateField(null=True, blank=True)
     plan_date = models.DateField(null=True, blank=True, help_text="sim day of the day plan")
     # Reflection trigger: importance of observations since the last reflection.
+    pending_thought = models.TextField(
+        blank=True, default="", help_text="an inner-voice statement not yet acted on"
+    )
     importance_since_reflection = models.PositiveIntegerField(default=0)
     reflection_due_step = models.PositiveIntegerField(null=True, blank=True)
 
@@ -183,3 +186,27 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return " & ".join(self.participants)
+
+
+class Interview(models.Model):
+    """A question a user put to an agent, as someone they name, and its answer."""
+
+    simulation = models.ForeignKey(Simulation, on_delete=models.CASCADE, related_name="interviews")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="interviews")
+    number = models.PositiveIntegerField(help_text="per simulation, in log order")
+    session = models.CharField(max_length=64, help_text="groups the turns of one interview")
+    persona = models.CharField(max_length=200, help_text='who asks, e.g. "a news reporter"')
+    question = models.TextField()
+    answer = models.TextField()
+    remembered = models.BooleanField(default=False, help_text="kept as the agent's memory")
+    step = models.PositiveIntegerField()
+    sim_time = models.DateTimeField()
+
+    class Meta:
+        ordering = ["simulation", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["simulation", "number"], name="interview_unique_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.persona} -> {self.agent}: {self.question[:40]}"

@@ -14,7 +14,7 @@ from django.forms.models import model_to_dict
 from world.eventlog import projection_register
 from world.models import Event, Simulation
 
-from .models import Agent, Conversation, ObjectState, PlanItem, PlanLevel
+from .models import Agent, Conversation, Interview, ObjectState, PlanItem, PlanLevel
 
 AGENT_CREATED = "agent.created"
 AGENT_MOVED = "agent.moved"
@@ -26,6 +26,10 @@ AGENT_SUMMARIZED = "agent.summarized"
 AGENT_CHAT_COOLDOWN = "agent.chat_cooldown"
 AGENT_DAY_PLANNED = "agent.day_planned"
 AGENT_LEARNED = "agent.learned"
+AGENT_WHISPERED = "agent.whispered"  # the inner voice: a thought to act on next step
+AGENT_THOUGHT_HANDLED = "agent.thought_handled"
+AGENT_CONTROL = "agent.control"  # a user takes or gives back control of an agent
+INTERVIEW_ANSWERED = "interview.answered"
 REFLECTION_REQUESTED = "reflection.requested"
 REFLECTION_DONE = "reflection.done"
 MEMORY_CREATED = "memory.created"  # owned by memories; agents count observations' importance
@@ -73,6 +77,8 @@ STATE_FIELDS = [
     "importance_since_reflection",
     "reflection_due_step",
     "spatial_memory",
+    "pending_thought",
+    "user_controlled",
 ]
 
 
@@ -124,6 +130,18 @@ def _learned(agent: Agent, p: dict[str, Any]) -> None:
     agent.spatial_memory = memory
 
 
+def _whispered(agent: Agent, p: dict[str, Any]) -> None:
+    agent.pending_thought = p["statement"]
+
+
+def _thought_handled(agent: Agent, p: dict[str, Any]) -> None:
+    agent.pending_thought = ""
+
+
+def _control(agent: Agent, p: dict[str, Any]) -> None:
+    agent.user_controlled = p["user_controlled"]
+
+
 def _chat_cooldown(agent: Agent, p: dict[str, Any]) -> None:
     agent.chat_cooldowns = {**agent.chat_cooldowns, p["partner"]: p["until_step"]}
 
@@ -151,6 +169,9 @@ _STATE_CHANGES = {
     AGENT_CHAT_COOLDOWN: _chat_cooldown,
     AGENT_DAY_PLANNED: _day_planned,
     AGENT_LEARNED: _learned,
+    AGENT_WHISPERED: _whispered,
+    AGENT_THOUGHT_HANDLED: _thought_handled,
+    AGENT_CONTROL: _control,
     MEMORY_CREATED: _observed,
     REFLECTION_REQUESTED: _reflection_requested,
     REFLECTION_DONE: _reflection_done,
@@ -177,6 +198,8 @@ _STATE_TYPES = {
     "importance_since_reflection": "int",
     "reflection_due_step": "int",
     "spatial_memory": "jsonb",
+    "pending_thought": "text",
+    "user_controlled": "boolean",
 }
 assert list(_STATE_TYPES) == STATE_FIELDS
 _STATE_SQL = (
@@ -258,12 +281,15 @@ class CognitionProjection:
 
     name = "cognition"
     order = 30
-    kinds = frozenset({PLAN_MADE, PLAN_REVISED, OBJECT_STATE, CONVERSATION_HELD})
+    kinds = frozenset(
+        {PLAN_MADE, PLAN_REVISED, OBJECT_STATE, CONVERSATION_HELD, INTERVIEW_ANSWERED}
+    )
 
     def reset(self, simulation: Simulation) -> None:
         PlanItem.objects.filter(simulation=simulation).delete()
         ObjectState.objects.filter(simulation=simulation).delete()
         Conversation.objects.filter(simulation=simulation).delete()
+        Interview.objects.filter(simulation=simulation).delete()
 
     def apply(self, simulation: Simulation, events: Sequence[Event]) -> None:
         for event in events:
@@ -287,6 +313,20 @@ class CognitionProjection:
                 PlanItem.objects.filter(pk__in=ahead).update(superseded=True)
             elif event.kind == OBJECT_STATE:
                 self._object(simulation, event)
+            elif event.kind == INTERVIEW_ANSWERED:
+                p = event.payload
+                Interview.objects.create(
+                    simulation=simulation,
+                    agent=Agent.objects.get(simulation=simulation, name=event.agent),
+                    number=Interview.objects.filter(simulation=simulation).count() + 1,
+                    session=p["session"],
+                    persona=p["persona"],
+                    question=p["question"],
+                    answer=p["answer"],
+                    remembered=p.get("remembered", False),
+                    step=event.step,
+                    sim_time=event.sim_time,
+                )
             else:
                 number = Conversation.objects.filter(simulation=simulation).count() + 1
                 Conversation.objects.create(
@@ -376,7 +416,17 @@ class CognitionProjection:
             .order_by("number")
             .values("number", "participants", "lines", "summary", "address", "step", "started")
         )
-        return {"plans": plans, "objects": objects, "conversations": conversations}
+        interviews = list(
+            Interview.objects.filter(simulation=simulation)
+            .order_by("number")
+            .values("number", "agent__name", "session", "persona", "question", "answer", "step")
+        )
+        return {
+            "plans": plans,
+            "objects": objects,
+            "conversations": conversations,
+            "interviews": interviews,
+        }
 
 
 projection_register(CognitionProjection())

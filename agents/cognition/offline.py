@@ -353,6 +353,11 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
     if not dialogue:
         return f"Hi {first}, good to see you! How are you?", False
     memories = [re.sub(r"^\d+\.\s*", "", m) for m in lines_of(inputs["memories"])]
+    for memory in memories:  # an invitation the speaker means to give this listener
+        if "invite" in memory.lower() and first in memory and "invited" not in heard:
+            party = next((m for m in memories if "party" in m.lower() and m != memory), "")
+            detail = f" {first_person(party, speaker)}." if party else ""
+            return f"By the way, {first}, you are invited to my party!{detail}", False
     for memory in memories:
         if "had a conversation" in memory or " said: " in memory or len(memory) > 300:
             continue  # pass on what one knows, not hearsay of hearsay
@@ -366,5 +371,23 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
 def conversation_summary(inputs: Inputs) -> str:
     lines = [line for line in lines_of(inputs["dialogue"]) if ": " in line]
     news = [line for line in lines if "By the way" in line or "Oh, and" in line]
-    about = "; ".join(line.replace(": ", ' said: "', 1) + '"' for line in news[:2])
+    about = "; ".join(line.replace(": ", ' said: "', 1) + '"' for line in news[:3])
     return f"{inputs['participants']} had a conversation. {about}".strip()
+
+
+# object state words that call for someone to act -> what they do
+_ALARMS = [
+    (("burning", "on fire", "smoking", "fire"), "putting out the fire at the {object}"),
+    (("leaking", "flooding", "overflowing"), "stopping the {object} from leaking"),
+    (("broken", "jammed", "stuck"), "fixing the {object}"),
+    (("left on", "running", "ringing", "beeping"), "turning off the {object}"),
+]
+
+
+def respond_to(obj: str, state: str) -> str | None:
+    """What a resident does about an object in an alarming state; None to carry on."""
+    lowered = state.lower()
+    for words, action in _ALARMS:
+        if any(word in lowered for word in words):
+            return action.format(object=obj)
+    return None

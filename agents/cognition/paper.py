@@ -38,6 +38,7 @@ from ..projections import (
     AGENT_MOVED,
     AGENT_PERCEIVED,
     AGENT_SUMMARIZED,
+    AGENT_THOUGHT_HANDLED,
     CONVERSATION_HELD,
     OBJECT_STATE,
     PLAN_MADE,
@@ -52,6 +53,7 @@ from .prompts import (
     HOURLY_SCHEDULE,
     IMPORTANCE_MANY,
     REACT,
+    RESPOND_EVENT,
     SUMMARY,
 )
 
@@ -105,6 +107,8 @@ class _Mind:
     notes: list[Note] = field(default_factory=list)
     touched: dict[str, set[int]] = field(default_factory=dict)
     blocks: list[Block] | None = None
+    thought: str = ""
+    objects_seen: list[tuple[str, str, str]] = field(default_factory=list)  # object, state, addr
 
     @property
     def name(self) -> str:
@@ -128,16 +132,36 @@ class _Mind:
     # --- the step ---------------------------------------------------------------------
 
     def run(self) -> list[EventDraft]:
-        if self.agent.plan_date != self.now.date() and not self.agent.user_controlled:
+        if self.agent.user_controlled:
+            # A user moves it (through the API); it perceives and remembers like anyone.
+            self.perceive()
+            if self.agent.path:
+                self.emit(AGENT_MOVED, {"tile": [int(v) for v in self.agent.path[0]]})
+            self.remember()
+            return self.out
+        if self.agent.plan_date != self.now.date():
             self.plan_day()
+        replan = self.take_thought()
         people = self.perceive()
-        talked = False
-        if people and not self.agent.user_controlled and self.free(self.agent):
-            talked = self.react(people[0])
-        if not talked and not self.agent.user_controlled:
-            self.act()
+        reacted = False
+        if people and self.free(self.agent):
+            reacted = self.react(people[0])
+        if not reacted and self.free(self.agent):
+            reacted = self.respond_to_objects()
+        if not reacted:
+            self.act(replan=replan)
         self.remember()
         return self.out
+
+    def take_thought(self) -> bool:
+        """The inner voice: a new thought re-plans the rest of the day from now."""
+        thought = self.agent.pending_thought
+        if not thought:
+            return False
+        self.emit(PLAN_REVISED, {"from": self.now.isoformat()})
+        self.emit(AGENT_THOUGHT_HANDLED, {})
+        self.thought = thought
+        return True
 
     def free(self, agent: Agent) -> bool:
         """Awake and not in a conversation."""
@@ -383,14 +407,14 @@ class _Mind:
 
     # --- acting ---------------------------------------------------------------------------
 
-    def act(self) -> None:
+    def act(self, replan: bool = False) -> None:
         agent = self.agent
         if agent.chatting_with and agent.busy_until_step > self.step:
             return
-        if agent.path:
+        if agent.path and not replan:
             self.emit(AGENT_MOVED, {"tile": [int(v) for v in agent.path[0]]})
             return
-        if self.step < agent.busy_until_step:
+        if self.step < agent.busy_until_step and not replan:
             return
         block = self.current_block()
         if block is None:
@@ -402,13 +426,15 @@ class _Mind:
                 block, "sleeping", block.end, "bed", "😴", [self.name, "is", "sleeping"], "in use"
             )
             return
-        action = self.next_action(block)
+        action = self.next_action(block, fresh=replan)
         if action is not None:
             self.start_action(block, *action)
 
-    def next_action(self, block: Block) -> tuple[str, datetime, str, str, list[str], str] | None:
+    def next_action(
+        self, block: Block, fresh: bool = False
+    ) -> tuple[str, datetime, str, str, list[str], str] | None:
         """The planned action covering now, decomposing the block from now if needed."""
-        if block.number is not None:
+        if block.number is not None and not fresh:
             rows = PlanItem.objects.filter(
                 agent=self.agent, parent__number=block.number, superseded=False
             ).order_by("start", "number")
@@ -430,7 +456,8 @@ class _Mind:
                 "block": block.description,
                 "arena": f"{block.sector}: {block.arena}",
                 "objects": ", ".join(objects) or "none",
-                "context": f"{self.name} is at {self.context.arena_at(self.agent.tile)}.",
+                "context": f"{self.name} is at {self.context.arena_at(self.agent.tile)}."
+                + (f" {self.name} just thought: {self.thought}" if self.thought else ""),
             },
             simulation=self.context.simulation,
             agent=self.agent,
@@ -520,6 +547,7 @@ class _Mind:
                 if state and state != "idle":
                     d = (x - agent.tile_x) ** 2 + (y - agent.tile_y) ** 2
                     near.append((d, f"{name} is {state}", name, None))
+                    self.objects_seen.append((name, state, f"{here}:{name}"))
         for other in context.agents.values():
             if other.name == agent.name:
                 continue
@@ -542,7 +570,46 @@ class _Mind:
                     Note(self.name, MemoryKind.OBSERVATION, text, (subject, "is", rest))
                 )
         self.learn(here, seen_objects)
+        fresh = {text for text, _, _ in new}
+        self.objects_seen = [o for o in self.objects_seen if f"{o[0]} is {o[1]}" in fresh]
         return [who for _, _, who in new if who is not None]
+
+    def respond_to_objects(self) -> bool:
+        """Deal with something newly seen happening to an object (a burning stove)."""
+        for name, state, address in self.objects_seen:
+            holder = self.context.occupants.get(address)
+            if holder and holder != self.name:
+                continue  # someone is using it: that is what it is doing
+            response = llm_run(
+                task=RESPOND_EVENT,
+                inputs={
+                    "agent_name": self.name,
+                    "summary": self.summary(),
+                    "time": self.now.strftime("%H:%M"),
+                    "action": self.agent.action or "idle",
+                    "object": name,
+                    "state": state,
+                },
+                simulation=self.context.simulation,
+                agent=self.agent,
+            )
+            if not response.respond:
+                continue
+            here = self.context.arena_at(self.agent.tile)
+            sector, arena = _sector_arena(here)
+            block = Block(response.action, self.now, 5, sector, arena)
+            self.emit(PLAN_REVISED, {"from": self.now.isoformat()})
+            self.start_action(
+                block,
+                response.action,
+                self.now + timedelta(minutes=5),
+                address,
+                response.emoji or "❗",
+                [self.name, response.action.split()[0], name],
+                response.state_after or "idle",
+            )
+            return True
+        return False
 
     def learn(self, here: str, objects: set[str]) -> None:
         """Agents learn the places they see."""
@@ -557,7 +624,7 @@ class _Mind:
             )
 
     def react(self, other: Agent) -> bool:
-        if not self.free(other) or other.user_controlled:
+        if not self.free(other):
             return False
         if self.agent.chat_cooldowns.get(other.name, 0) > self.step:
             return False

@@ -79,6 +79,13 @@ class Reaction(_Strict):
     reason: str = Field(max_length=500)
 
 
+class Response(_Strict):
+    respond: bool
+    action: str = Field(max_length=300)
+    emoji: str = Field(max_length=16)
+    state_after: str = Field(max_length=300)
+
+
 class Line(_Strict):
     line: str = Field(min_length=1, max_length=600)
     end: bool
@@ -198,5 +205,23 @@ CONVERSATION_SUMMARY = task_register(
         output=ConversationSummary,
         offline=lambda i, r: ConversationSummary(summary=offline.conversation_summary(i)),
         description="what a conversation was about",
+    )
+)
+
+
+def _respond(inputs: Inputs, rng: random.Random) -> Response:
+    action = offline.respond_to(str(inputs["object"]), str(inputs["state"]))
+    if action is None:
+        return Response(respond=False, action="", emoji="", state_after="")
+    return Response(respond=True, action=action, emoji="🧯", state_after="idle")
+
+
+RESPOND_EVENT = task_register(
+    PromptTask(
+        name="respond_event",
+        template="respond_event.txt",
+        output=Response,
+        offline=_respond,
+        description="whether and how to deal with something happening to an object",
     )
 )
