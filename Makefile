@@ -36,8 +36,17 @@ pytest: install
 
 test: lint schema pytest
 
+BENCHES := pathfinding embeddings retrieval reflection engine cognition
+
+# Each benchmark prints one JSON object; results land in bench/results/<name>.json.
+# The full set takes about an hour on a 2-core machine (the n25 sim day is most of it).
 bench: migrate
-	$(PY) -m bench.pathfinding
+	@mkdir -p bench/results
+	@for name in $(BENCHES); do \
+		echo "== bench.$$name"; \
+		$(PY) -m bench.$$name > bench/results/$$name.json || exit 1; \
+		cat bench/results/$$name.json; \
+	done
 
 serve: migrate
 	@echo "web on http://127.0.0.1:8000 and one Celery worker; Ctrl-C stops both"

@@ -9,8 +9,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
+from agents.bases import base_load
 from agents.engine import simulation_progress, simulation_run
-from agents.projections import AGENT_ARRIVED, AGENT_HEADED, AGENT_PERCEIVED
+from agents.projections import AGENT_ACTING, AGENT_ARRIVED, AGENT_HEADED, AGENT_PERCEIVED
 from agents.services import simulation_create_from_base
 from agents.workerproc import private_worker
 from world.models import Location, LocationKind, Simulation, SimulationStatus, Town
@@ -34,13 +35,25 @@ class Command(BaseCommand):
         parser.add_argument("--base", default="base_the_ville_n25")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--steps", type=int, default=360, help="360 steps = 1 sim hour")
+        parser.add_argument(
+            "--start", default="07:00", help="sim time of day the run starts (HH:MM)"
+        )
+        parser.add_argument("--cognition", choices=["paper", "minimal"], default="paper")
 
     def handle(self, *args: Any, **options: Any) -> None:
         town = town_get_or_import()
         self._show_town(town)
         owner, _ = User.objects.get_or_create(username=DEMO_USER)
+        base = base_load(options["base"])
+        hours, _, minutes = options["start"].partition(":")
+        start = base.start_time.replace(hour=int(hours), minute=int(minutes or 0))
         simulation = simulation_create_from_base(
-            owner=owner, base=options["base"], seed=options["seed"], name="demo"
+            owner=owner,
+            base=options["base"],
+            seed=options["seed"],
+            name="demo",
+            start_time=start,
+            config={"cognition": options["cognition"]},
         )
         self._show_residents(simulation, town)
         path = path_between_locations(town=town, from_address=PATH_FROM, to_address=PATH_TO)
@@ -48,6 +61,30 @@ class Command(BaseCommand):
         self.stdout.write("  " + " ".join(f"({x},{y})" for x, y in path))
         self._run(simulation, options["steps"])
         self._show_timeline(simulation)
+
+    def _show_day(self, simulation: Simulation) -> None:
+        """Where each resident went (a line when its place changes), and who talked."""
+        self.stdout.write("\nTimeline (who went where and did what, who talked):")
+        where: dict[str, str] = {}
+        talks = {c.step: c for c in simulation.conversations.all()}
+        for event in simulation.events.filter(kind=AGENT_ACTING).order_by("seq"):
+            place = short(":".join(event.payload["address"].split(":")[:3]))
+            chat = event.payload.get("chatting_with")
+            if where.get(event.agent) == place and not chat:
+                continue
+            where[event.agent] = place
+            what = f"{event.payload['emoji']} {event.payload['action']}"
+            self.stdout.write(f"  {event.sim_time:%H:%M}  {event.agent:<20} {what} @ {place}")
+            conversation = talks.pop(event.step, None) if chat else None
+            if conversation is not None:
+                self.stdout.write(f"         {conversation.summary}")
+        seen = simulation.events.filter(kind=AGENT_PERCEIVED).count()
+        self.stdout.write(
+            f"\n{simulation.events.count()} events in the log, {seen} perceptions, "
+            f"{simulation.conversations.count()} conversations, "
+            f"{simulation.memories.count()} memories. Browse them at /admin/ or "
+            f"GET /api/simulations/{simulation.pk}/events/"
+        )
 
     def _show_town(self, town: Town) -> None:
         counts = {
@@ -102,6 +139,9 @@ class Command(BaseCommand):
         self.stdout.write(f"  done in {elapsed:.1f} s ({rate:.0f} agent-steps/s)")
 
     def _show_timeline(self, simulation: Simulation) -> None:
+        if simulation.config.get("cognition") == "paper":
+            self._show_day(simulation)
+            return
         self.stdout.write("\nTimeline (who went where, whom they saw):")
         events = simulation.events.filter(
             kind__in=[AGENT_HEADED, AGENT_ARRIVED, AGENT_PERCEIVED]
