@@ -1,0 +1,84 @@
+"""Reads of what residents plan and say: a sim day's plan tree, and conversations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+
+from django.db.models import QuerySet
+from django.db.models.functions import Coalesce
+
+from world.models import Simulation
+
+from .models import Agent, Conversation, PlanItem
+
+
+@dataclass
+class PlanNode:
+    """A plan item with the items decomposed from it, in time order."""
+
+    item: PlanItem
+    children: list[PlanNode] = field(default_factory=list)
+
+
+def sim_day_bounds(day: date) -> tuple[datetime, datetime]:
+    """The sim day as [midnight, next midnight); sim time is kept in UTC."""
+    midnight = datetime.combine(day, time.min, tzinfo=UTC)
+    return midnight, midnight + timedelta(days=1)
+
+
+def plan_tree(*, agent: Agent, day: date, include_superseded: bool = False) -> list[PlanNode]:
+    """The agent's plan for a sim day: day items > hour blocks > actions, each in time order.
+
+    One query: an item belongs to the day its root (the day item above it) starts on, so an
+    action after midnight of a block begun the evening before stays with that evening.
+    Without `include_superseded` the actions a re-plan dropped are left out.
+    """
+    start, end = sim_day_bounds(day)
+    items = (
+        PlanItem.objects.filter(agent=agent)
+        .alias(root_start=Coalesce("parent__parent__start", "parent__start", "start"))
+        .filter(root_start__gte=start, root_start__lt=end)
+        .order_by("start", "number")
+    )
+    if not include_superseded:
+        items = items.filter(superseded=False)
+    nodes = {item.pk: PlanNode(item) for item in items}
+    roots: list[PlanNode] = []
+    for node in nodes.values():
+        if node.item.parent_id is None:
+            roots.append(node)
+        elif node.item.parent_id in nodes:
+            nodes[node.item.parent_id].children.append(node)
+        # else: under a superseded item that was left out, so left out too.
+    return roots
+
+
+def plan_items_current(*, roots: list[PlanNode], now: datetime) -> set[int]:
+    """Ids of the items (not superseded) under way at `now`, at every level."""
+    current: set[int] = set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        item = node.item
+        if not item.superseded and item.start <= now < item.start + timedelta(
+            minutes=item.duration_minutes
+        ):
+            current.add(item.pk)
+        stack.extend(node.children)
+    return current
+
+
+def conversation_list(
+    *, simulation: Simulation, participant: str | None = None
+) -> QuerySet[Conversation]:
+    """A simulation's conversations, newest first; with `participant`, only theirs."""
+    conversations = Conversation.objects.filter(simulation=simulation)
+    if participant:
+        conversations = conversations.filter(participants__contains=[participant])
+    return conversations.order_by("-number")
+
+
+def conversation_get(*, simulation: Simulation, number: int) -> Conversation:
+    """Raises Conversation.DoesNotExist."""
+    return Conversation.objects.get(simulation=simulation, number=number)
