@@ -51,14 +51,16 @@ bench: migrate
 serve: migrate
 	@echo "web on http://127.0.0.1:8000 and one Celery worker; Ctrl-C stops both"
 	@trap 'kill 0' INT TERM; \
-	$(VENV)/bin/celery -A smallville_project worker --loglevel=INFO --concurrency=2 & \
+	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection --loglevel=INFO --concurrency=2 & \
 	$(PY) manage.py runserver 127.0.0.1:8000; wait
 
 web: migrate
 	$(PY) manage.py runserver 127.0.0.1:8000
 
+# A worker consumes the tick queue and the reflection queue (SMALLVILLE_QUEUE, default
+# "smallville"); run more of them on other machines against the same broker and database.
 worker: migrate
-	$(VENV)/bin/celery -A smallville_project worker --loglevel=INFO
+	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection --loglevel=INFO
 
 db-stop:
 	-$(PY) -m smallville_project.embedded_db stop

@@ -146,8 +146,13 @@ def _chat_cooldown(agent: Agent, p: dict[str, Any]) -> None:
     agent.chat_cooldowns = {**agent.chat_cooldowns, p["partner"]: p["until_step"]}
 
 
+# What adds up to the reflection trigger: what the agent perceives, as the paper says,
+# and (as the reference code does) what it hears in conversations.
+PERCEIVED_KINDS = ("observation", "conversation")
+
+
 def _observed(agent: Agent, p: dict[str, Any]) -> None:
-    if p["kind"] == "observation":
+    if p["kind"] in PERCEIVED_KINDS:
         agent.importance_since_reflection += p["importance"]
 
 
@@ -251,7 +256,7 @@ class AgentProjection:
             event
             for event in events
             if event.kind in _STATE_CHANGES
-            and (event.kind != MEMORY_CREATED or event.payload["kind"] == "observation")
+            and (event.kind != MEMORY_CREATED or event.payload["kind"] in PERCEIVED_KINDS)
         ]
         if not changes:
             return

@@ -40,6 +40,7 @@ from .memory_serializers import (
     MemorySerializer,
     RetrievalRequestSerializer,
     RetrievalSerializer,
+    evidence_tree_data,
 )
 
 PATH = [
@@ -173,7 +174,7 @@ class MemoryEvidenceView(APIView):
     )
     def get(self, request: Request, **kwargs: Any) -> Response:
         tree = memory_evidence_tree(memory=_memory(request, kwargs))
-        return Response(EvidenceNodeSerializer(tree).data)
+        return Response(evidence_tree_data(tree))
 
 
 class EmbeddingUnavailable(exceptions.APIException):

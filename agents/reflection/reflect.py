@@ -1,7 +1,8 @@
 """One reflection, as the paper does it: questions, retrieval, insights citing evidence.
 
-1. The agent's 100 most recent memories (by number) are shown, numbered, and the model
-   asks the 3 most salient high-level questions about them.
+1. The agent's 100 most recent memories (by number; "X is idle" left out, as the
+   reference implementation does) are shown, numbered, and the model asks the 3 most
+   salient high-level questions about them.
 2. Each question is a retrieval query over all the agent's memories, reflections
    included, scored at the sim time of the state the job reads.
 3. The model draws 5 insights from each question's statements, numbered 1..n, and cites
@@ -103,6 +104,7 @@ def reflection_compute(*, simulation: Simulation, agent: Agent, read_step: int) 
     """Reflect on the state committed at `read_step`; the result is logged at the next."""
     recent = list(
         Memory.objects.filter(agent=agent)
+        .exclude(description__iendswith=" is idle")
         .order_by("-number")
         .values_list("description", flat=True)[:RECENT_MEMORIES]
     )[::-1]

@@ -39,7 +39,12 @@ from django.utils import timezone
 from agents import engine
 from agents.llm.errors import BudgetExhausted
 from agents.models import Agent
-from agents.projections import MEMORY_CREATED, REFLECTION_DONE, REFLECTION_REQUESTED
+from agents.projections import (
+    MEMORY_CREATED,
+    PERCEIVED_KINDS,
+    REFLECTION_DONE,
+    REFLECTION_REQUESTED,
+)
 from memories.models import MemoryKind
 from world.eventlog import EventDraft
 from world.models import Event, Simulation
@@ -168,7 +173,11 @@ def reflection_job_run_inline(job_id: int) -> None:
 def reflection_commit_hook(
     simulation: Simulation, step: int, drafts: list[EventDraft]
 ) -> list[EventDraft]:
-    """Append the reflections due at this commit, then request the ones now triggered."""
+    """Append the reflections due at this commit, then request the ones now triggered.
+
+    `importance_since_reflection` counts from the last request, so observations made
+    while a reflection was in flight count towards the next one.
+    """
     at = step + 1  # this commit appends its events at step + 1
     agents = list(
         Agent.objects.filter(simulation=simulation)
@@ -182,7 +191,7 @@ def reflection_commit_hook(
         drafts = [*drafts, *_deliveries(simulation, due)]
     added: Counter[str] = Counter()
     for draft in drafts:
-        if draft.kind == MEMORY_CREATED and draft.payload.get("kind") == MemoryKind.OBSERVATION:
+        if draft.kind == MEMORY_CREATED and draft.payload.get("kind") in PERCEIVED_KINDS:
             added[draft.agent] += int(draft.payload["importance"])
     requests = [
         EventDraft(
@@ -191,7 +200,7 @@ def reflection_commit_hook(
             payload={"due_step": at + 1, "importance": stored + added[name]},
         )
         for name, stored, threshold, due_step in agents
-        if due_step is None
+        if (due_step is None or name in due)  # none in flight, or delivered just now
         and stored + added[name] >= threshold_for(simulation=simulation, agent_threshold=threshold)
     ]
     return [*drafts, *requests]
