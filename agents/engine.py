@@ -194,6 +194,25 @@ def simulation_run_inline(
     return simulation
 
 
+_context_cache: dict[tuple[int, int, int], StepContext] = {}
+
+
+def _context_for(simulation: Simulation, step: int) -> StepContext:
+    """The state committed at `step`, loaded once per process for all its shards: keyed by
+    the newest event's seq too, so anything appended since (a user's event) reloads it."""
+    key = (simulation.pk, step, simulation.last_seq)
+    if key not in _context_cache:
+        _context_cache.clear()
+        agents = Agent.objects.filter(simulation=simulation).defer(*COLD_FIELDS)
+        _context_cache[key] = StepContext(
+            simulation=simulation,
+            town=simulation.town,
+            step=step,
+            agents={a.name: a for a in agents},
+        )
+    return _context_cache[key]
+
+
 def _running_at(simulation_id: int, step: int) -> Simulation | None:
     simulation = Simulation.objects.filter(pk=simulation_id).first()
     if simulation is None or simulation.status != SimulationStatus.RUNNING:
@@ -244,14 +263,7 @@ def agent_steps(
     )
     todo = [name for name in names if name not in done]
     if todo:
-        context = StepContext(
-            simulation=simulation,
-            town=simulation.town,
-            step=step,
-            agents={
-                a.name: a for a in Agent.objects.filter(simulation=simulation).defer(*COLD_FIELDS)
-            },
-        )
+        context = _context_for(simulation, step)
         cognition = cognition_for(simulation)
         decisions = []
         for name, drafts in _decide_all(cognition, context, todo):

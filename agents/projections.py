@@ -76,7 +76,6 @@ STATE_FIELDS = [
     "plan_date",
     "importance_since_reflection",
     "reflection_due_step",
-    "spatial_memory",
     "pending_thought",
     "user_controlled",
 ]
@@ -202,7 +201,6 @@ _STATE_TYPES = {
     "plan_date": "date",
     "importance_since_reflection": "int",
     "reflection_due_step": "int",
-    "spatial_memory": "jsonb",
     "pending_thought": "text",
     "user_controlled": "boolean",
 }
@@ -270,6 +268,11 @@ class AgentProjection:
         for event in changes:
             _STATE_CHANGES[event.kind](agents[event.agent], event.payload)
         _update_state(list(agents.values()))
+        # The spatial memory is large and changes rarely: written only when it did.
+        learned = {event.agent for event in changes if event.kind == AGENT_LEARNED}
+        for name in sorted(learned):
+            agent = agents[name]
+            Agent.objects.filter(pk=agent.pk).update(spatial_memory=agent.spatial_memory)
 
     def snapshot(self, simulation: Simulation) -> Any:
         return [

@@ -30,6 +30,12 @@ class PlanQuerySerializer(serializers.Serializer[Any]):
         required=False, default=False, help_text="also the actions a re-plan dropped"
     )
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # DRF reads an empty query value as absent; an empty date is a mistake, not "today".
+        if self.initial_data.get("date") == "":
+            raise serializers.ValidationError({"date": ["must not be empty"]})
+        return attrs
+
 
 class PlanActionSerializer(serializers.Serializer[PlanNode]):
     """A node of a plan tree; an action (5-15 minutes) has no children."""

@@ -6,9 +6,10 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework import exceptions, serializers
+from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -45,6 +46,36 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
+def error_json(status_code: int, code: str, message: str, detail: Any = None) -> JsonResponse:
+    """An error in the API's format from outside DRF (middleware, Django's handlers)."""
+    body = {"error": {"code": code, "message": message, "detail": detail or message}}
+    return JsonResponse(body, status=status_code)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """An unknown URL under /api/ is a 404 in the error format; elsewhere Django's page."""
+    if _is_api(request):
+        return error_json(404, "not_found", "Not found.")
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    """An unexpected error under /api/ is a 500 in the error format; elsewhere Django's."""
+    if _is_api(request):
+        return error_json(500, "server_error", "The server failed; the error is logged.")
+    return defaults.server_error(request)
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The simulation's status does not allow this."
+    default_code = "conflict"
+
+
 class ErrorBodySerializer(serializers.Serializer[Any]):
     code = serializers.CharField(help_text="machine-readable, e.g. invalid, not_found")
     message = serializers.CharField(help_text="the first problem, for people")
@@ -64,7 +95,9 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
         401: "Not authenticated: send `Authorization: Token <key>` or a session cookie.",
         404: "Not found, or not yours.",
         409: "The simulation's status does not allow it (e.g. it is already running).",
-        429: "Too many requests: slow down.",
+        413: "The request body is larger than the limit.",
+        429: "Too many requests: slow down (see `Retry-After`).",
+        503: "A model or embedding backend failed; try again later.",
     }
     return {
         status: OpenApiResponse(response=ErrorSerializer, description=described[status])

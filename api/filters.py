@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import django_filters
 from django import forms
+from django.db.models import QuerySet
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework import exceptions
+from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from agents.models import Agent
 from world.models import Event, Location, LocationKind
@@ -13,6 +20,46 @@ class IntegerFilter(django_filters.NumberFilter):
     """A whole number: 1.5 is an error, not a silent match on a decimal."""
 
     field_class = forms.IntegerField
+
+
+class _StrictNullBoolean(forms.NullBooleanField):
+    widget = forms.TextInput
+
+    def to_python(self, value: object) -> bool | None:  # type: ignore[override]
+        if value is None:
+            return None
+        if value in ("true", "false"):
+            return value == "true"
+        raise forms.ValidationError("Enter true or false.", code="invalid")
+
+    def validate(self, value: object) -> None:
+        pass
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    """true or false: anything else is an error, not a silently ignored filter."""
+
+    field_class = _StrictNullBoolean
+
+
+class StrictFilterBackend(DjangoFilterBackend):
+    """An empty value of a typed filter (number, date, choice, boolean) is a 400; django-filter
+    would read it as no filter at all. Only text filters may be empty."""
+
+    def filter_queryset(
+        self, request: Request, queryset: QuerySet[Any], view: APIView
+    ) -> QuerySet[Any]:
+        filterset_class = self.get_filterset_class(view, queryset)
+        if filterset_class is not None:
+            empty = {
+                name: ["must not be empty"]
+                for name, field in filterset_class.base_filters.items()
+                if request.query_params.get(name) == ""
+                and not isinstance(field, django_filters.CharFilter)
+            }
+            if empty:
+                raise exceptions.ValidationError(empty)
+        return super().filter_queryset(request, queryset, view)
 
 
 class LocationFilter(django_filters.FilterSet):
@@ -31,10 +78,11 @@ class ResidentFilter(django_filters.FilterSet):
     search = django_filters.CharFilter(
         field_name="name", lookup_expr="icontains", label="name contains (any case)"
     )
+    user_controlled = StrictBooleanFilter(label="moved by a user (true) or by its plan (false)")
 
     class Meta:
         model = Agent
-        fields = ["search"]
+        fields = ["search", "user_controlled"]
 
 
 class EventFilter(django_filters.FilterSet):

@@ -1,12 +1,63 @@
-"""Pagination: the event log is read by cursor, in `seq` order, so pages never shift."""
+"""Pagination: limit/offset for lists; the event log by cursor, in `seq` order, so pages
+never shift. Page parameters are whole numbers or a 400 (DRF would quietly ignore a bad
+one and use its default, which hides a client's mistake)."""
 
 from __future__ import annotations
 
-from rest_framework.pagination import CursorPagination
+from typing import Any
+
+from rest_framework import exceptions
+from rest_framework.pagination import CursorPagination, LimitOffsetPagination
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+MAX_PAGE_SIZE = 1000
+
+
+def _whole(request: Request, name: str, minimum: int) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < minimum:
+        raise exceptions.ValidationError({name: [f"a whole number of at least {minimum}"]})
+    return int(raw)
+
+
+def _with_minimums(
+    parameters: list[dict[str, Any]], minimums: dict[str, int]
+) -> list[dict[str, Any]]:
+    for parameter in parameters:
+        if parameter["name"] in minimums:
+            parameter["schema"] = {**parameter["schema"], "minimum": minimums[parameter["name"]]}
+    return parameters
+
+
+class StrictLimitOffsetPagination(LimitOffsetPagination):
+    max_limit = MAX_PAGE_SIZE
+
+    def get_limit(self, request: Request) -> int | None:
+        limit = _whole(request, self.limit_query_param, minimum=1)
+        return self.default_limit if limit is None else min(limit, MAX_PAGE_SIZE)
+
+    def get_offset(self, request: Request) -> int:
+        return _whole(request, self.offset_query_param, minimum=0) or 0
+
+    def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, Any]]:
+        return _with_minimums(
+            super().get_schema_operation_parameters(view),
+            {self.limit_query_param: 1, self.offset_query_param: 0},
+        )
 
 
 class EventCursorPagination(CursorPagination):
     ordering = "seq"
     page_size = 100
     page_size_query_param = "page_size"
-    max_page_size = 1000
+    max_page_size = MAX_PAGE_SIZE
+
+    def get_page_size(self, request: Request) -> int | None:
+        size = _whole(request, "page_size", minimum=1)
+        return self.page_size if size is None else min(size, MAX_PAGE_SIZE)
+
+    def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, Any]]:
+        return _with_minimums(super().get_schema_operation_parameters(view), {"page_size": 1})

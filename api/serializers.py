@@ -209,7 +209,10 @@ class SimulationCreateSerializer(StrictFieldsMixin, serializers.Serializer[Any])
     )
     config = serializers.DictField(required=False, default=dict)
     start_time = serializers.DateTimeField(
-        required=False, allow_null=True, default=None, help_text="sim time at step 0; default: the base's"
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="sim time at step 0; default: the base's",
     )
 
 
@@ -255,6 +258,8 @@ class ResidentSerializer(serializers.ModelSerializer[Agent]):
 
     tile = serializers.SerializerMethodField()
     location = serializers.SerializerMethodField()
+    emoji = serializers.CharField(source="action_emoji", read_only=True)
+    place = serializers.SerializerMethodField()
 
     class Meta:
         model = Agent
@@ -277,8 +282,20 @@ class ResidentSerializer(serializers.ModelSerializer[Agent]):
             "reflection_threshold",
             "tile",
             "location",
+            "action",
+            "emoji",
+            "place",
+            "chatting_with",
+            "busy_until_step",
+            "user_controlled",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "action": {"help_text": "what the resident is doing now"},
+            "chatting_with": {"help_text": "whom the resident is talking with, if anyone"},
+            "busy_until_step": {"help_text": "step at which the current action ends"},
+            "user_controlled": {"help_text": "moved by a user (go, say), not by its plan"},
+        }
 
     @extend_schema_field({**_TILE, "description": "the resident's tile as [x, y]"})
     def get_tile(self, agent: Agent) -> list[int]:
@@ -294,13 +311,28 @@ class ResidentSerializer(serializers.ModelSerializer[Agent]):
         places: dict[tuple[int, int], str] = self.context.get("places", {})
         return places.get(agent.tile)
 
+    @extend_schema_field(
+        serializers.CharField(
+            allow_null=True,
+            help_text="address of the current action, else `location`",
+        )
+    )
+    def get_place(self, agent: Agent) -> str | None:
+        return agent.action_address or self.get_location(agent)
+
 
 class ResidentDetailSerializer(ResidentSerializer):
-    """A resident, with the places it knows (its spatial memory)."""
+    """A resident, with its summary description and the places it knows (spatial memory)."""
+
+    path_length = serializers.SerializerMethodField()
 
     class Meta(ResidentSerializer.Meta):
-        fields = [*ResidentSerializer.Meta.fields, "spatial_memory"]
+        fields = [*ResidentSerializer.Meta.fields, "summary", "path_length", "spatial_memory"]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.IntegerField(help_text="tiles still to walk"))
+    def get_path_length(self, agent: Agent) -> int:
+        return len(agent.path)
 
 
 class EventSerializer(serializers.ModelSerializer[Event]):

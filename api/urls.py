@@ -25,4 +25,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("api.llm_urls")),
     path("", include("api.memory_urls")),
     path("", include("api.reflection_urls")),
+    path("", include("api.control_urls")),
+    path("", include("api.cognition_urls")),
 ]

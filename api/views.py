@@ -26,6 +26,7 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 
 from agents import engine
 from agents.bases import UnknownBase
@@ -36,7 +37,8 @@ from world.eventlog import simulation_fork
 from world.models import Event, Location, LocationKind, Simulation, Town
 from world.selectors import address_at, event_list, location_list, simulation_list, town_list
 
-from .errors import error_responses
+from .control_views import NewcomerCreateMixin
+from .errors import Conflict, error_responses
 from .filters import EventFilter, LocationFilter, ResidentFilter
 from .pagination import EventCursorPagination
 from .serializers import (
@@ -54,6 +56,7 @@ from .serializers import (
     SimulationSerializer,
     TownSerializer,
 )
+from .throttles import RunThrottle
 
 _M = TypeVar("_M", bound=Model)
 
@@ -110,8 +113,12 @@ def _user(request: Request) -> User:
     return request.user
 
 
-def _true(value: str | None) -> bool:
-    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+def _flag(request: Request, name: str) -> bool:
+    """A boolean query parameter: absent, true or false (anything else is a 400)."""
+    value = request.query_params.get(name)
+    if value not in (None, "true", "false"):
+        raise exceptions.ValidationError({name: ["true or false"]})
+    return value == "true"
 
 
 TOWN_ID = OpenApiParameter(
@@ -216,7 +223,7 @@ class LocationViewSet(viewsets.ReadOnlyModelViewSet[Location]):
         return self._town
 
     def include_tiles(self) -> bool:
-        return self.action == "retrieve" or _true(self.request.query_params.get("include_tiles"))
+        return self.action == "retrieve" or _flag(self.request, "include_tiles")
 
     def get_serializer_class(self) -> type[LocationSerializer]:
         return LocationTilesSerializer if self.include_tiles() else LocationSerializer
@@ -262,6 +269,12 @@ class SimulationViewSet(
 
     def get_queryset(self) -> QuerySet[Simulation]:
         return _simulations(self.request)
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        # Starting a run queues work for the workers: throttled per user.
+        if self.action in ("run", "resume"):
+            return [RunThrottle()]
+        return super().get_throttles()
 
     def _created(self, simulation: Simulation) -> Response:
         fresh = self.get_queryset().get(pk=simulation.pk)
@@ -317,7 +330,7 @@ class SimulationViewSet(
         description="Claims the simulation (409 if it is already running) and queues its "
         "first tick; Celery workers advance it. Poll `progress`.",
         request=SimulationRunSerializer,
-        responses={200: ProgressSerializer, **error_responses(400, 401, 404, 409)},
+        responses={200: ProgressSerializer, **error_responses(400, 401, 404, 409, 429)},
     )
     @action(detail=True, methods=["post"])
     def run(self, request: Request, pk: str | None = None) -> Response:
@@ -339,7 +352,7 @@ class SimulationViewSet(
     @extend_schema(
         summary="Resume a paused, failed or budget-stopped run towards its target",
         request=None,
-        responses={200: ProgressSerializer, **error_responses(400, 401, 404, 409)},
+        responses={200: ProgressSerializer, **error_responses(400, 401, 404, 409, 429)},
     )
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:
@@ -353,12 +366,6 @@ class SimulationViewSet(
     def progress(self, request: Request, pk: str | None = None) -> Response:
         progress = engine.simulation_progress(simulation=self.get_object())
         return Response(ProgressSerializer(progress).data)
-
-
-class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "The simulation's status does not allow this."
-    default_code = "conflict"
 
 
 class SimulationChildViewSet(viewsets.GenericViewSet[_M]):
@@ -389,7 +396,10 @@ RESIDENT = OpenApiParameter(
     ),
 )
 class ResidentViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, SimulationChildViewSet[Agent]
+    NewcomerCreateMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    SimulationChildViewSet[Agent],
 ):
     """Residents of one simulation, each with the place at its tile."""
 
@@ -406,7 +416,9 @@ class ResidentViewSet(
             return Agent.objects.none()
         residents = Agent.objects.filter(simulation=self.simulation())
         if self.action != "retrieve":
-            residents = residents.defer("spatial_memory", "seed_statements")
+            residents = residents.defer(
+                "spatial_memory", "seed_statements", "path", "recent_observations", "summary"
+            )
         return residents
 
     def get_object(self) -> Agent:

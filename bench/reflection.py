@@ -46,7 +46,7 @@ from agents.engine import simulation_run_inline  # noqa: E402
 from agents.reflection.selectors import reflection_stats  # noqa: E402
 from agents.services import simulation_create_from_base  # noqa: E402
 from api import memory_views  # noqa: E402
-from api.reflection_serializers import evidence_tree_data  # noqa: E402
+from api.memory_serializers import evidence_tree_data  # noqa: E402
 from bench.machine import stamp  # noqa: E402
 from memories.models import Memory, MemoryKind  # noqa: E402
 from memories.selectors import memory_evidence_tree  # noqa: E402

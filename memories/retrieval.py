@@ -165,7 +165,7 @@ floor AS MATERIALIZED (
     -- less the most relevance such a memory can have (all of it if `near` is empty).
     SELECT coalesce((SELECT {_score("seed", "b0")} AS score FROM seed, b0
                      ORDER BY score DESC OFFSET %(k)s - 1 LIMIT 1), '-infinity')
-         - %(w_rel)s * coalesce((b0.vn - b0.v0) / nullif(b0.v1 - b0.v0, 0), 1) - 1e-9 AS t
+         - %(w_rel)s - 1e-9 AS t
     FROM b0),
 levels AS MATERIALIZED (
     -- Per importance level, the last access from which a memory reaches the floor.
@@ -176,7 +176,7 @@ levels AS MATERIALIZED (
         WHEN floor.t - x.imp <= 0 THEN '-infinity'::timestamptz
         WHEN floor.t - x.imp > %(w_rec)s THEN 'infinity'::timestamptz
         ELSE %(now)s::timestamptz - interval '1 hour'
-             * (ln(b0.r0 + (floor.t - x.imp + 0.05) / %(w_rec)s * (b0.r1 - b0.r0))
+             * (ln(b0.r0 + (floor.t - x.imp) / %(w_rec)s * (b0.r1 - b0.r0))
                 / ln(%(decay)s::float8))
         END AS cutoff
     FROM b0, floor, generate_series(b0.i0::int, b0.i1::int) lvl,
@@ -236,9 +236,13 @@ def memories_retrieve(
         if mode == Mode.SCALE and _memory_count_above(cursor, agent_id, SCALE_EXACT_UP_TO):
             if not 0 < decay <= 1:
                 raise ValueError(f"scale mode needs 0 < decay <= 1, got {decay}")
-            # SET LOCAL only lasts for this transaction, which holds the query.
+            # SET LOCAL only lasts for this transaction, which holds the query. The first
+            # batch of a relaxed-order scan comes sorted; the candidates must fit in it, as
+            # the bound on the relevance of every other memory is the last candidate's.
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
+            ef = min(max(int(ef_search), params["n_relevant"]), 1000)  # pgvector's maximum
+            cursor.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+            cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {int(globals().get('MST', 20000))}")
             cursor.execute(SCALE_SQL, params)
         else:
             cursor.execute(EXACT_SQL, params)

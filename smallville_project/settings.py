@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "api.middleware.RequestSizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -97,7 +98,17 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # Request size limits: a simulation request is small; nothing legitimate is near this.
+# Django applies it to forms; api.middleware.RequestSizeLimitMiddleware to every /api/ body.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("SMALLVILLE_MAX_REQUEST_BYTES", 256 * 1024))
+
+# The shared cache (throttle counts): Redis, so every web process counts the same requests.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": os.environ.get("SMALLVILLE_CACHE_URL", "redis://127.0.0.1:6379/1"),
+        "KEY_PREFIX": os.environ.get("SMALLVILLE_CACHE_PREFIX", "smallville"),
+    }
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -106,10 +117,17 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_FILTER_BACKENDS": ["api.filters.StrictFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.StrictLimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    # Requests per user on the expensive endpoints (api.throttles): model calls and runs.
+    "DEFAULT_THROTTLE_RATES": {
+        "run": os.environ.get("SMALLVILLE_THROTTLE_RUN", "30/minute"),
+        "interview": os.environ.get("SMALLVILLE_THROTTLE_INTERVIEW", "30/minute"),
+        "whisper": os.environ.get("SMALLVILLE_THROTTLE_WHISPER", "30/minute"),
+        "say": os.environ.get("SMALLVILLE_THROTTLE_SAY", "30/minute"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {
@@ -119,6 +137,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     # Places and memories both have a `kind`: one enum name for each choice set.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.document_implied_errors",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "LocationKindEnum": "world.models.LocationKind",
         "MemoryKindEnum": "memories.models.MemoryKind",

@@ -6,6 +6,10 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+# Under /api/, Django's own 404 and 500 answer in the API's error format too.
+handler404 = "api.errors.handler404"
+handler500 = "api.errors.handler500"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),

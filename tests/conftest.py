@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -34,6 +35,15 @@ def user(db: None) -> User:
 @pytest.fixture
 def other_user(db: None) -> User:
     return User.objects.create_user(username="bob", password="bob-password-1")
+
+
+@pytest.fixture
+def staff(db: None) -> Client:
+    """A logged-in superuser, for the admin."""
+    user = User.objects.create_superuser(username="staff", password="staff-password-1")
+    client = Client()
+    client.force_login(user)
+    return client
 
 
 def _client_for(user: User) -> APIClient:
@@ -66,3 +76,17 @@ def private_celery_queue() -> Iterator[None]:
     yield
     with app.connection_for_write() as conn:
         conn.default_channel.queue_delete(queue)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache() -> Iterator[None]:
+    """Throttle counts of this session live under a key prefix of their own in the shared
+    Redis, so concurrent test runs (whose users have the same ids) do not count together."""
+    import uuid
+
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    default = {**settings.CACHES["default"], "KEY_PREFIX": f"tests-{uuid.uuid4().hex[:8]}"}
+    with override_settings(CACHES={**settings.CACHES, "default": default}):
+        yield

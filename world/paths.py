@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -98,12 +99,17 @@ class _Grid:
             raise UnknownAddress(address, self.suggest(address)) from None
 
     def suggest(self, address: str) -> list[str]:
-        # Compare case-folded so "the ville:hobbs cafe" still finds "the Ville:Hobbs Cafe".
-        folded: dict[str, str] = {}
-        for known in sorted(self.targets):
-            folded.setdefault(known.casefold(), known)
-        matches = difflib.get_close_matches(address.casefold(), folded, n=MAX_SUGGESTIONS)
-        return [folded[match] for match in matches]
+        return closest_addresses(address, self.targets)
+
+
+def closest_addresses(address: str, known: Iterable[str]) -> list[str]:
+    """Up to MAX_SUGGESTIONS of `known` closest to `address`, for an UnknownAddress."""
+    # Compare case-folded so "the ville:hobbs cafe" still finds "the Ville:Hobbs Cafe".
+    folded: dict[str, str] = {}
+    for candidate in sorted(known):
+        folded.setdefault(candidate.casefold(), candidate)
+    matches = difflib.get_close_matches(address.casefold(), folded, n=MAX_SUGGESTIONS)
+    return [folded[match] for match in matches]
 
 
 _grids: OrderedDict[tuple[int, datetime], _Grid] = OrderedDict()

@@ -45,6 +45,14 @@ class StepContext:
         )
 
     @cached_property
+    def agents_by_arena(self) -> dict[str, list[Agent]]:
+        """Arena address -> the agents in it, so perception looks only at its own arena."""
+        found: dict[str, list[Agent]] = {}
+        for agent in self.agents.values():
+            found.setdefault(self.arena_at(agent.tile), []).append(agent)
+        return found
+
+    @cached_property
     def occupants(self) -> dict[str, str]:
         """Object address -> the agent using it now."""
         return {

@@ -68,8 +68,8 @@ class MinimalCognition:
                     )
                 )
             return events
-        if context.step < agent.busy_until_step:
-            return []
+        if context.step < agent.busy_until_step or agent.user_controlled:
+            return []  # a user-controlled resident goes only where the user sends it
         return self._head_somewhere(context, agent)
 
     def _head_somewhere(self, context: StepContext, agent: Agent) -> list[EventDraft]:
@@ -104,7 +104,7 @@ class MinimalCognition:
                 if name and context.arena_at((x, y)) == here:
                     dx, dy = x - agent.tile_x, y - agent.tile_y
                     near.append((dx * dx + dy * dy, name, "idle"))
-        for other in context.agents.values():
+        for other in context.agents_by_arena.get(here, []):
             if other.name == agent.name:
                 continue
             dx, dy = abs(other.tile_x - agent.tile_x), abs(other.tile_y - agent.tile_y)

@@ -322,7 +322,7 @@ def react(inputs: Inputs, rng: random.Random) -> str:
     if any(w in mine or w in theirs for w in ("sleep", "chatting", "conversation")):
         return "continue"
     knows = str(inputs["observed_name"]) in str(inputs["context"])
-    return "talk" if rng.random() < (0.7 if knows else 0.25) else "continue"
+    return "talk" if rng.random() < (0.35 if knows else 0.05) else "continue"
 
 
 _PRONOUNS = [
@@ -366,6 +366,22 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
             opener = "Oh, and " if said else "I'm well, thanks! By the way, "
             return f"{opener}{news}.", len(said) >= 2
     return f"It was nice talking to you, {first}. See you around!", True
+
+
+def interview_answer(inputs: Inputs) -> str:
+    """An answer in the first person from the two most relevant memories retrieved."""
+    name = str(inputs["agent_name"])
+    memories = [re.sub(r"^\d+\.\s*", "", m).strip() for m in lines_of(inputs["memories"])]
+    facts: list[str] = []
+    for memory in memories:
+        fact = first_person(memory, name)
+        if len(fact) > 10 and fact not in facts:
+            facts.append(fact)
+        if len(facts) == 2:
+            break
+    if not facts:
+        return "I'm not sure; I don't remember anything about that."
+    return " ".join(f"{fact[0].upper()}{fact[1:]}." for fact in facts)
 
 
 def conversation_summary(inputs: Inputs) -> str:

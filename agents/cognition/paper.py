@@ -55,10 +55,13 @@ from .prompts import (
     REACT,
     RESPOND_EVENT,
     SUMMARY,
+    Line,
 )
 
 MAX_ROUNDS = 8  # a conversation ends by decision or after 8 rounds
-COOLDOWN_STEPS = 360  # the same pair does not talk again within a sim hour
+COOLDOWN_MINUTES = 60  # the same pair does not talk again within a sim hour
+RESPITE_MINUTES = 30  # nor does either start another conversation within half an hour
+ANYONE = "*"  # the chat_cooldowns key of the respite
 SINGLE_OCCUPANCY = ("bed", "shower", "toilet", "bathtub")
 SLEEP_WORDS = ("sleep",)
 
@@ -548,7 +551,7 @@ class _Mind:
                     d = (x - agent.tile_x) ** 2 + (y - agent.tile_y) ** 2
                     near.append((d, f"{name} is {state}", name, None))
                     self.objects_seen.append((name, state, f"{here}:{name}"))
-        for other in context.agents.values():
+        for other in context.agents_by_arena.get(here, []):
             if other.name == agent.name:
                 continue
             dx, dy = other.tile_x - agent.tile_x, other.tile_y - agent.tile_y
@@ -628,6 +631,8 @@ class _Mind:
             return False
         if self.agent.chat_cooldowns.get(other.name, 0) > self.step:
             return False
+        if max(a.chat_cooldowns.get(ANYONE, 0) for a in (self.agent, other)) > self.step:
+            return False  # one of them has just talked
         name = self.name
         context = self.statements(
             self.agent,
@@ -676,25 +681,7 @@ class _Mind:
         done = False
         for _ in range(MAX_ROUNDS):
             for speaker, listener in speakers:
-                last = lines[-1]["text"] if lines else ""
-                memories = self.important(speaker) + self.statements(
-                    speaker, f"{listener.name}. {last}".strip(), k=4
-                )
-                result = llm_run(
-                    task=CONVERSE_LINE,
-                    inputs={
-                        "summary": summaries[speaker.name],
-                        "time": self.now.strftime("%H:%M"),
-                        "place": place,
-                        "speaker": speaker.name,
-                        "listener": listener.name,
-                        "memories": [f"{i}. {m}" for i, m in enumerate(memories, 1)] or ["none"],
-                        "dialogue": [f"{line['speaker']}: {line['text']}" for line in lines]
-                        or ["(nothing yet)"],
-                    },
-                    simulation=self.context.simulation,
-                    agent=speaker,
-                )
+                result = self.line(speaker, listener, lines, place, summaries[speaker.name])
                 lines.append({"speaker": speaker.name, "text": result.line})
                 if result.end:
                     done = True
@@ -750,16 +737,54 @@ class _Mind:
                 agent=me.name,
             )
             self.emit(PLAN_REVISED, {"from": self.now.isoformat(), **tag}, agent=me.name)
-            self.emit(
-                AGENT_CHAT_COOLDOWN,
-                {"partner": partner.name, "until_step": self.step + COOLDOWN_STEPS, **tag},
-                agent=me.name,
-            )
+            for who, minutes in ((partner.name, COOLDOWN_MINUTES), (ANYONE, RESPITE_MINUTES)):
+                until = self.step + minutes * 60 // self.context.simulation.sec_per_step
+                self.emit(
+                    AGENT_CHAT_COOLDOWN,
+                    {"partner": who, "until_step": until, **tag},
+                    agent=me.name,
+                )
+
+    def line(
+        self, speaker: Agent, listener: Agent, lines: list[dict[str, str]], place: str, summary: str
+    ) -> Line:
+        """The next line of a conversation, from what the speaker retrieves about the partner."""
+        last = lines[-1]["text"] if lines else ""
+        memories = self.important(speaker) + self.statements(
+            speaker, f"{listener.name}. {last}".strip(), k=4
+        )
+        return llm_run(
+            task=CONVERSE_LINE,
+            inputs={
+                "summary": summary,
+                "time": self.now.strftime("%H:%M"),
+                "place": place,
+                "speaker": speaker.name,
+                "listener": listener.name,
+                "memories": [f"{i}. {m}" for i, m in enumerate(memories, 1)] or ["none"],
+                "dialogue": [f"{line['speaker']}: {line['text']}" for line in lines]
+                or ["(nothing yet)"],
+            },
+            simulation=self.context.simulation,
+            agent=speaker,
+        )
 
 
 class PaperCognition:
     def decide(self, *, context: StepContext, agent: Agent) -> list[EventDraft]:
         return _Mind(context, agent).run()
+
+
+def reply_line(
+    *, context: StepContext, speaker: Agent, listener: Agent, lines: list[dict[str, str]]
+) -> tuple[str, list[EventDraft]]:
+    """What `speaker` says next to `listener` after `lines` (one model call), and the touch
+    events of its retrievals: how a resident answers a user-controlled agent."""
+    mind = _Mind(context, speaker)
+    place = context.arena_at(speaker.tile)
+    result = mind.line(speaker, listener, lines, place, speaker.summary or agent_identity(speaker))
+    mind.remember()  # no notes: only the touches
+    return result.line, mind.out
 
 
 def _minutes(hhmm: str) -> timedelta:

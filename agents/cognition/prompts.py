@@ -95,6 +95,10 @@ class ConversationSummary(_Strict):
     summary: str = Field(min_length=1, max_length=1000)
 
 
+class InterviewAnswer(_Strict):
+    answer: str = Field(min_length=1, max_length=2000)
+
+
 def _day_plan(inputs: Inputs, rng: random.Random) -> DayPlan:
     return DayPlan(
         items=[
@@ -223,5 +227,15 @@ RESPOND_EVENT = task_register(
         output=Response,
         offline=_respond,
         description="whether and how to deal with something happening to an object",
+    )
+)
+
+INTERVIEW = task_register(
+    PromptTask(
+        name="interview",
+        template="interview.txt",
+        output=InterviewAnswer,
+        offline=lambda i, r: InterviewAnswer(answer=offline.interview_answer(i)),
+        description="an answer to a user's interview question, in character",
     )
 )

@@ -34,6 +34,18 @@ ENDPOINTS = [
     ("get", "/api/simulations/1/residents/Isabella Rodriguez/memories/1/"),
     ("get", "/api/simulations/1/residents/Isabella Rodriguez/memories/1/evidence/"),
     ("post", "/api/simulations/1/residents/Isabella Rodriguez/retrieve/"),
+    ("get", "/api/simulations/1/residents/Isabella Rodriguez/plan/"),
+    ("get", "/api/simulations/1/conversations/"),
+    ("get", "/api/simulations/1/conversations/1/"),
+    ("post", "/api/simulations/1/residents/"),
+    ("post", "/api/simulations/1/residents/Isabella Rodriguez/interview/"),
+    ("get", "/api/simulations/1/residents/Isabella Rodriguez/interviews/"),
+    ("post", "/api/simulations/1/residents/Isabella Rodriguez/whisper/"),
+    ("post", "/api/simulations/1/residents/Isabella Rodriguez/control/"),
+    ("post", "/api/simulations/1/residents/Isabella Rodriguez/go/"),
+    ("post", "/api/simulations/1/residents/Isabella Rodriguez/say/"),
+    ("get", "/api/simulations/1/objects/"),
+    ("put", "/api/simulations/1/objects/"),
 ]
 
 
@@ -84,6 +96,32 @@ def test_another_users_simulation_is_not_found(api: APIClient, other_api: APICli
         api.get(f"{base}/residents/Isabella Rodriguez/memories/1/"),
         api.get(f"{base}/residents/Isabella Rodriguez/memories/1/evidence/"),
         api.post(f"{base}/residents/Isabella Rodriguez/retrieve/", {"query": "x"}, format="json"),
+        api.get(f"{base}/residents/Isabella Rodriguez/plan/"),
+        api.get(f"{base}/conversations/"),
+        api.get(f"{base}/conversations/1/"),
+        api.post(f"{base}/residents/", {"name": "Ada", "tile": [72, 14]}, format="json"),
+        api.post(
+            f"{base}/residents/Isabella Rodriguez/interview/",
+            {"persona": "a reporter", "question": "Why?"},
+            format="json",
+        ),
+        api.get(f"{base}/residents/Isabella Rodriguez/interviews/"),
+        api.post(
+            f"{base}/residents/Isabella Rodriguez/whisper/", {"statement": "x"}, format="json"
+        ),
+        api.post(
+            f"{base}/residents/Isabella Rodriguez/control/",
+            {"user_controlled": True},
+            format="json",
+        ),
+        api.post(f"{base}/residents/Isabella Rodriguez/go/", {"address": "x"}, format="json"),
+        api.post(
+            f"{base}/residents/Isabella Rodriguez/say/",
+            {"to": "Maria Lopez", "text": "hi"},
+            format="json",
+        ),
+        api.get(f"{base}/objects/"),
+        api.put(f"{base}/objects/", {"address": "x", "state": "burning"}, format="json"),
     ):
         assert response.status_code == 404, response.content
         assert error_of(response)["code"] == "not_found"

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agents.models import Agent
 from agents.services import simulation_create_from_base
+from memories import retrieval
 from memories.models import Memory, MemoryKind
 from memories.retrieval import Mode, Weights, memories_retrieve
 
@@ -108,8 +109,16 @@ def test_exact_mode_matches_the_oracle(agent, n, k, seed, decay, weights, hour_s
         assert s.number - 1 in set(np.flatnonzero(expected >= top[-1] - 1e-5))
 
 
+@pytest.fixture(params=["scored in full", "bounded"])
+def scale_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Scale mode scores a small memory stream in full; 0 forces the bounded search."""
+    if request.param == "bounded":
+        monkeypatch.setattr(retrieval, "SCALE_EXACT_UP_TO", 0)
+    return str(request.param)
+
+
 @pytest.mark.django_db
-def test_scale_mode_agrees_with_exact_on_clustered_memories(agent) -> None:
+def test_scale_mode_agrees_with_exact_on_clustered_memories(agent, scale_path) -> None:
     rng = np.random.default_rng(7)
     centres = rng.normal(size=(20, 384))
     labels = rng.integers(0, 20, size=3000)
@@ -126,3 +135,63 @@ def test_scale_mode_agrees_with_exact_on_clustered_memories(agent) -> None:
         scale = {s.number for s in memories_retrieve(**kwargs, mode=Mode.SCALE)}
         hits += len(exact & scale)
     assert hits / 200 >= 0.95
+
+
+@pytest.mark.django_db
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    n=st.integers(20, 80),
+    k=st.integers(1, 8),
+    candidates=st.integers(1, 4),
+    seed=st.integers(0, 2**32 - 1),
+    decay=st.sampled_from([0.995, 0.9, 1.0]),
+    weights=st.tuples(
+        st.sampled_from([0.0, 0.5, 1.0, 3.0]),
+        st.sampled_from([0.0, 0.5, 1.0, 3.0]),
+        st.sampled_from([0.0, 0.0, 1.0]),
+    ),
+    hour_scale=st.sampled_from([0.0, 24.0, 500.0, 500.0]),
+    importance_levels=st.sampled_from([1, 3, 10, 10]),
+)
+def test_bounded_scale_mode_is_exact_when_its_bounds_are(
+    agent, monkeypatch, n, k, candidates, seed, decay, weights, hour_scale, importance_levels
+) -> None:
+    """The bounded search's pruning loses nothing: exact whenever relevance is not
+    weighted, or the HNSW candidates hold every memory (so its cosine bounds are exact)."""
+    monkeypatch.setattr(retrieval, "SCALE_EXACT_UP_TO", 0)
+    rng = np.random.default_rng(seed)
+    embeddings = rng.normal(size=(n, 384)).astype(np.float32)
+    embeddings /= np.linalg.norm(embeddings, axis=1, keepdims=True)
+    importance = rng.integers(1, importance_levels + 1, size=n)
+    hours = np.round(rng.random(n) * hour_scale, 3)
+    query = rng.normal(size=384).astype(np.float32)
+    w = Weights(*weights)
+    if w.relevance and candidates < n:
+        candidates = n
+    now = _store(agent, embeddings, importance, hours)
+
+    got = memories_retrieve(
+        agent_id=agent.pk,
+        query_embedding=query,
+        now=now,
+        decay=decay,
+        weights=w,
+        k=k,
+        mode=Mode.SCALE,
+        candidates=candidates,
+    )
+    expected = oracle(
+        embeddings=embeddings,
+        importance=importance,
+        hours=hours,
+        query=query,
+        decay=decay,
+        weights=w,
+    )
+    top = np.sort(expected)[::-1][: min(k, n)]
+    assert len(got) == min(k, n)
+    np.testing.assert_allclose([s.score for s in got], top, atol=1e-5)
+    for s in got:
+        assert abs(expected[s.number - 1] - s.score) < 1e-5

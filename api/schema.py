@@ -1,0 +1,37 @@
+"""OpenAPI post-processing: the errors every operation of a kind can return, in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+ERROR = {"$ref": "#/components/schemas/Error"}
+# status -> (description, whether an operation can return it)
+_IMPLIED: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
+    "400": (
+        "Malformed request (a query parameter or the body is not valid).",
+        lambda op: (
+            any(p.get("in") == "query" for p in op.get("parameters", [])) or "requestBody" in op
+        ),
+    ),
+    "413": ("The request body is larger than the limit.", lambda op: "requestBody" in op),
+}
+
+
+def document_implied_errors(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """Add the 400 a query parameter or body can cause and the 413 of a body over the size
+    limit (api.middleware) to every operation that takes them, in the error format."""
+    for item in result.get("paths", {}).values():
+        for method, operation in item.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            responses = operation.setdefault("responses", {})
+            for status, (description, applies) in _IMPLIED.items():
+                if status not in responses and applies(operation):
+                    responses[status] = {
+                        "content": {"application/json": {"schema": ERROR}},
+                        "description": description,
+                    }
+    return result
