@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import random
 import statistics
 import time
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import django
@@ -22,6 +19,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
 django.setup()
 
+from bench.machine import stamp  # noqa: E402
 from world import paths  # noqa: E402 - needs django.setup()
 from world.models import Location, LocationKind, Town  # noqa: E402
 from world.towns import town_get_or_import  # noqa: E402
@@ -31,25 +29,6 @@ COLD_QUERIES = 2_000
 WARM_QUERIES = 50_000
 WARM_TARGETS = 200  # places the agents of a tick walk to
 BUDGET_S = 15.0  # per phase; the whole run stays well under a minute
-
-
-def _cpu_model() -> str | None:
-    cpuinfo = Path("/proc/cpuinfo")
-    if not cpuinfo.exists():
-        return None
-    for line in cpuinfo.read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return None
-
-
-def _machine() -> dict[str, Any]:
-    return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpu_count": os.cpu_count(),
-        "cpu_model": _cpu_model(),
-    }
 
 
 def _town_tiles(town: Town) -> list[tuple[int, int]]:
@@ -127,8 +106,7 @@ def main() -> None:
     print(
         json.dumps(
             {
-                "date": datetime.now(UTC).isoformat(timespec="seconds"),
-                "machine": _machine(),
+                **stamp(),
                 "town": {
                     "name": town.name,
                     "size": [town.width, town.height],
