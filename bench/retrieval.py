@@ -912,6 +912,17 @@ def main() -> None:
         "retrieval": {"k": K, "decay": DECAY, "weights": "paper (1, 1, 1)", "now": NOW.isoformat()},
         "datasets": datasets,
         "targets": _targets(datasets),
+        "notes": {
+            "exact, scale": "memories_retrieve as a caller sees it (Django cursor, query "
+            "literal, one transaction); server_cpu: CPU time of the database backend",
+            "scale_bounded_search_forced": "scale mode's bounded search on a data set "
+            "small enough for scale mode to score in full",
+            "numpy_fetch_compute": "binary COPY of the agent's rows into a record array, "
+            "then compute; the fetch dominates",
+            "reference_loop": "per-memory Python loop with numpy dot/norm on lists, as in "
+            "retrieve.py; recency is the paper's decay per hour",
+            "town": "one query per townsperson, each on pages other agents' queries evicted",
+        },
         "runtime_s": round(time.perf_counter() - started, 1),
         # Other processes share the 2 cores: the 1-minute load average before and after.
         "load_average": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],

@@ -8,17 +8,18 @@
 reference code). Exact mode scores every memory of the agent in one SQL statement.
 
 Scale mode gives the same answer as exact mode for an agent with up to
-SCALE_EXACT_UP_TO memories: one HNSW index serves every agent, so finding one agent's
-nearest memories filters out the others' (~99% of a 100-agent town) and costs more than
-scoring all of them. For a larger memory stream it bounds the work instead:
-HNSW candidates (pgvector iterative scan, filtered to the agent) plus the most recent
-and most important memories form a seed whose k-th best score is a floor; a memory
-outside the HNSW candidates is at most as relevant as the last of them, so it can only
-reach the top k if its recency and importance terms make up the rest, and those are
-found by one index range scan per importance level (agent, importance, last_accessed).
-Bounds: recency and importance exactly from indexes, the largest cosine from HNSW, the
-smallest as the least cosine among all memories scored (an approximation: the exact one
-needs every memory, and an HNSW probe of the negated query is slow and rarely finds it).
+SCALE_EXACT_UP_TO memories, where scoring them all is cheapest. For a larger memory
+stream it bounds the work. A seed (the agent's most relevant memories by HNSW, pgvector
+iterative scan filtered to the agent, plus its most recent and most important ones) is
+scored; its k-th best score is a floor, and relevance adds at most its weight, so only
+a memory whose recency and importance terms reach the floor less that weight can enter
+the top k. Those are found by one index range scan per importance level (agent,
+importance, last_accessed) and scored too. Recency and importance bounds come exactly
+from indexes; the largest and smallest cosine from the memories scored, which is where
+the answer can differ from exact mode (the exact ones need every memory). The HNSW scan
+is capped (HNSW_SCAN_BUDGET tuples): one index serves every agent, so an agent holding 1%
+of it has ~1 in 100 tuples near a query. When the cap stops it before it finds any of
+the agent's memories, the largest cosine is unknown and scale mode scores every memory.
 """
 
 from __future__ import annotations
@@ -140,8 +141,7 @@ b AS (SELECT min(rec) r0, max(rec) r1, min(imp) i0, max(imp) i1, min(rel) v0, ma
 SCALE_SQL = f"""
 WITH near AS MATERIALIZED (
     -- "+ 0" keeps the planner off the agent's btree, which would score every memory.
-    SELECT id, 1 - (embedding <=> %(query)s::vector) AS rel FROM memories_memory
-    WHERE agent_id + 0 = %(agent)s
+    SELECT id FROM memories_memory WHERE agent_id + 0 = %(agent)s
     ORDER BY embedding <=> %(query)s::vector LIMIT %(n_relevant)s),
 seed AS MATERIALIZED ({_TERMS} WHERE m.id IN (
     SELECT id FROM near
@@ -157,12 +157,12 @@ lim AS MATERIALIZED (
     FROM memories_memory WHERE agent_id = %(agent)s),
 b0 AS MATERIALIZED (
     SELECT {_recency("lim.a0")} r0, {_recency("lim.a1")} r1, lim.i0, lim.i1,
-           (SELECT min(rel) FROM seed) v0, (SELECT max(rel) FROM seed) v1,
-           (SELECT min(rel) FROM near) vn
+           (SELECT min(rel) FROM seed) v0, (SELECT max(rel) FROM seed) v1
     FROM lim),
 floor AS MATERIALIZED (
-    -- What recency + importance must reach outside `near`: the k-th best seed score
-    -- less the most relevance such a memory can have (all of it if `near` is empty).
+    -- What recency + importance must reach: the k-th best seed score less the most
+    -- relevance can add. (The last HNSW candidate's relevance would bound the others
+    -- tighter, were an iterative scan's candidates surely the nearest; they are not.)
     SELECT coalesce((SELECT {_score("seed", "b0")} AS score FROM seed, b0
                      ORDER BY score DESC OFFSET %(k)s - 1 LIMIT 1), '-infinity')
          - %(w_rel)s - 1e-9 AS t
@@ -191,14 +191,21 @@ s AS MATERIALIZED (
           AND m.last_accessed >= levels.cutoff
         OFFSET 0) x  -- OFFSET 0: one index range scan per level, not a join over all
     WHERE levels.cutoff < 'infinity' AND x.id NOT IN (SELECT id FROM seed)),
-b AS (SELECT r0, r1, i0, i1, least(v0, (SELECT min(rel) FROM s)) v0, v1 FROM b0)
-{_SCORE}
+b AS (SELECT r0, r1, i0, i1, least(v0, (SELECT min(rel) FROM s)) v0,
+             greatest(v1, (SELECT max(rel) FROM s)) v1 FROM b0)
+SELECT *, (SELECT count(*) FROM near) AS found FROM ({_SCORE}) top
+ORDER BY top.score DESC, top.number DESC
 """
 
-# Up to this many memories scale mode scores them all (exact mode's statement): scoring
-# 10k memories takes ~10 ms, while a filtered HNSW scan for an agent holding 1% of the
-# index takes as long or longer and is approximate. Measured by `python -m bench.retrieval`.
-SCALE_EXACT_UP_TO = 20_000
+# Up to this many memories scale mode scores them all (exact mode's statement); above,
+# the bounded search costs less. `python -m bench.retrieval`, p50 exact vs bounded: 1k
+# memories 2.5 vs 18 ms; 10k 15 vs 18 (one agent's rows together), 46 vs 38 (a town's
+# agents' rows interleaved; 44 vs 12 once in shared buffers); 100k 138 vs 24.
+SCALE_EXACT_UP_TO = 5_000
+# The most recent and the most important memories seeding the bounded search (each).
+SEED_PER_LIST = 100
+# Tuples the HNSW scan may visit, of every agent; it stops there (hnsw.max_scan_tuples).
+HNSW_SCAN_BUDGET = 2_000
 
 
 def memories_retrieve(
@@ -210,8 +217,8 @@ def memories_retrieve(
     weights: Weights = PRESETS["paper"],
     k: int = 10,
     mode: Mode = Mode.EXACT,
-    candidates: int = 200,
-    ef_search: int = 200,
+    candidates: int = 40,
+    ef_search: int = 40,
     exclude_kinds: Sequence[str] = (),
 ) -> list[Scored]:
     """The agent's top-k memories for a query. Reads only: callers record the touch."""
@@ -227,27 +234,38 @@ def memories_retrieve(
         "k": k,
         "exclude": list(exclude_kinds),
         "n_relevant": max(candidates, k),
-        "n_recent": max(candidates // 2, k),
-        "n_important": max(candidates // 2, k),
+        "n_recent": max(SEED_PER_LIST, k),
+        "n_important": max(SEED_PER_LIST, k),
     }
     with transaction.atomic(), connection.cursor() as cursor:
         if mode == Mode.SCALE and exclude_kinds:
             raise ValueError("scale mode does not filter by kind; use exact mode")
+        rows = None
         if mode == Mode.SCALE and _memory_count_above(cursor, agent_id, SCALE_EXACT_UP_TO):
-            if not 0 < decay <= 1:
-                raise ValueError(f"scale mode needs 0 < decay <= 1, got {decay}")
-            # SET LOCAL only lasts for this transaction, which holds the query. The first
-            # batch of a relaxed-order scan comes sorted; the candidates must fit in it, as
-            # the bound on the relevance of every other memory is the last candidate's.
-            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            ef = min(max(int(ef_search), params["n_relevant"]), 1000)  # pgvector's maximum
-            cursor.execute(f"SET LOCAL hnsw.ef_search = {ef}")
-            cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {int(globals().get('MST', 20000))}")
-            cursor.execute(SCALE_SQL, params)
-        else:
+            rows = _bounded_search(cursor, params, decay=decay, ef_search=ef_search)
+        if rows is None:
             cursor.execute(EXACT_SQL, params)
-        rows = cursor.fetchall()
+            rows = cursor.fetchall()
     return [Scored(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]
+
+
+def _bounded_search(
+    cursor: Any, params: dict[str, Any], *, decay: float, ef_search: int
+) -> list[Any] | None:
+    """Scale mode's bounded search; None when the HNSW scan found none of the agent's
+    memories within its budget."""
+    if not 0 < decay <= 1:
+        raise ValueError(f"scale mode needs 0 < decay <= 1, got {decay}")
+    # SET LOCAL only lasts for this transaction, which holds the query.
+    ef = min(max(int(ef_search), params["n_relevant"]), 1000)  # pgvector's maximum
+    cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    cursor.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+    cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {int(HNSW_SCAN_BUDGET)}")
+    cursor.execute(SCALE_SQL, params)
+    rows = cursor.fetchall()
+    if not rows or rows[0][-1] == 0:
+        return None
+    return rows
 
 
 def _memory_count_above(cursor: Any, agent_id: int, limit: int) -> bool:

@@ -145,6 +145,7 @@ def test_scale_mode_agrees_with_exact_on_clustered_memories(agent, scale_path) -
     n=st.integers(20, 80),
     k=st.integers(1, 8),
     candidates=st.integers(1, 4),
+    seed_per_list=st.integers(1, 4),
     seed=st.integers(0, 2**32 - 1),
     decay=st.sampled_from([0.995, 0.9, 1.0]),
     weights=st.tuples(
@@ -156,11 +157,23 @@ def test_scale_mode_agrees_with_exact_on_clustered_memories(agent, scale_path) -
     importance_levels=st.sampled_from([1, 3, 10, 10]),
 )
 def test_bounded_scale_mode_is_exact_when_its_bounds_are(
-    agent, monkeypatch, n, k, candidates, seed, decay, weights, hour_scale, importance_levels
+    agent,
+    monkeypatch,
+    n,
+    k,
+    candidates,
+    seed_per_list,
+    seed,
+    decay,
+    weights,
+    hour_scale,
+    importance_levels,
 ) -> None:
     """The bounded search's pruning loses nothing: exact whenever relevance is not
-    weighted, or the HNSW candidates hold every memory (so its cosine bounds are exact)."""
+    weighted, or the HNSW candidates hold every memory (so its cosine bounds are exact).
+    Small seeds leave most memories to the per-level scans."""
     monkeypatch.setattr(retrieval, "SCALE_EXACT_UP_TO", 0)
+    monkeypatch.setattr(retrieval, "SEED_PER_LIST", seed_per_list)
     rng = np.random.default_rng(seed)
     embeddings = rng.normal(size=(n, 384)).astype(np.float32)
     embeddings /= np.linalg.norm(embeddings, axis=1, keepdims=True)
