@@ -35,7 +35,6 @@ import functools
 import json
 import math
 import os
-import platform
 import statistics
 import time
 from collections.abc import Iterator
@@ -52,6 +51,7 @@ import psycopg
 from numpy import dot
 from numpy.linalg import norm
 
+from bench.machine import stamp
 from smallville_project import embedded_db
 
 
@@ -813,23 +813,6 @@ def _measure_reference(
 # --- report ---------------------------------------------------------------------------
 
 
-def _machine() -> dict[str, Any]:
-    cpu = None
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        models = [
-            line for line in cpuinfo.read_text().splitlines() if line.startswith("model name")
-        ]
-        cpu = models[0].split(":", 1)[1].strip() if models else None
-    return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "cpu_count": os.cpu_count(),
-        "cpu_model": cpu,
-    }
-
-
 def _server() -> dict[str, Any]:
     names = [
         "server_version",
@@ -896,8 +879,7 @@ def main() -> None:
     load = None if reused else _load(topics)
     datasets = {d.label: _measure(d, topics) for d in _datasets()}
     report = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": _machine(),
+        **stamp(),
         "server": _server(),
         "mode": "quick" if ARGS.quick else "full",
         "database": SPEC.database,

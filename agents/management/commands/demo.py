@@ -36,7 +36,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--steps", type=int, default=360, help="360 steps = 1 sim hour")
         parser.add_argument(
-            "--start", default="07:00", help="sim time of day the run starts (HH:MM)"
+            "--start", default="07:30", help="sim time of day the run starts (HH:MM)"
         )
         parser.add_argument("--cognition", choices=["paper", "minimal"], default="paper")
 
@@ -64,10 +64,21 @@ class Command(BaseCommand):
 
     def _show_day(self, simulation: Simulation) -> None:
         """Where each resident went (a line when its place changes), and who talked."""
-        self.stdout.write("\nTimeline (who went where and did what, who talked):")
+        self.stdout.write("\nTimeline (who went where and did what, whom they saw, who talked):")
         where: dict[str, str] = {}
         talks = {c.step: c for c in simulation.conversations.all()}
-        for event in simulation.events.filter(kind=AGENT_ACTING).order_by("seq"):
+        residents = set(simulation.agents.values_list("name", flat=True))
+        events = simulation.events.filter(kind__in=[AGENT_ACTING, AGENT_PERCEIVED])
+        for event in events.order_by("seq"):
+            if event.kind == AGENT_PERCEIVED:
+                people = [
+                    o for o in event.payload["observations"] if o.split(" is ")[0] in residents
+                ]
+                if people:
+                    self.stdout.write(
+                        f"  {event.sim_time:%H:%M}  {event.agent:<20} sees " + "; ".join(people)
+                    )
+                continue
             place = short(":".join(event.payload["address"].split(":")[:3]))
             chat = event.payload.get("chatting_with")
             if where.get(event.agent) == place and not chat:
