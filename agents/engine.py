@@ -42,6 +42,7 @@ from world.selectors import town_cached
 from world.services import simulation_set_status
 
 from .cognition import Cognition, StepContext, cognition_for
+from .llm.models import ModelCall
 from .models import Agent, Decision
 
 log = logging.getLogger(__name__)
@@ -434,8 +435,4 @@ def simulation_progress(*, simulation: Simulation) -> Progress:
 
 
 def _model_calls(simulation: Simulation) -> int:
-    from django.apps import apps
-
-    if not apps.is_installed("agents.llm"):
-        return 0
-    return int(apps.get_model("llm", "ModelCall").objects.filter(simulation=simulation).count())
+    return ModelCall.objects.filter(simulation=simulation).count()

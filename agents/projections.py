@@ -353,7 +353,6 @@ class CognitionProjection:
         this event's items."""
         agent = Agent.objects.get(simulation=simulation, name=event.agent)
         top = PlanItem.objects.filter(agent=agent).aggregate(top=Max("number"))["top"] or 0
-        made: list[PlanItem] = []
         parents = {
             item.number: item
             for item in PlanItem.objects.filter(
@@ -361,39 +360,55 @@ class CognitionProjection:
                 number__in=[i["parent"] for i in event.payload["items"] if i.get("parent")],
             )
         }
-        for offset, item in enumerate(event.payload["items"], start=1):
-            parent = parents.get(item.get("parent") or 0)
-            if item.get("parent_index") is not None:
-                parent = made[item["parent_index"]]
-            elif item.get("parent_start"):
-                parent = (
+        blocks: dict[str, PlanItem | None] = {}  # parent_start -> that hour block
+
+        def block(start: str) -> PlanItem | None:
+            if start not in blocks:
+                blocks[start] = (
                     PlanItem.objects.filter(
                         agent=agent,
                         level=PlanLevel.HOUR,
                         superseded=False,
-                        start=datetime.fromisoformat(item["parent_start"]),
+                        start=datetime.fromisoformat(start),
                     )
                     .order_by("-number")
                     .first()
                 )
+            return blocks[start]
+
+        rows: list[PlanItem] = []
+        for offset, item in enumerate(event.payload["items"], start=1):
+            parent = parents.get(item.get("parent") or 0)
+            if item.get("parent_start"):
+                parent = block(item["parent_start"])
             spo = item.get("spo") or ["", "", ""]
-            row = PlanItem(
-                simulation=simulation,
-                agent=agent,
-                number=top + offset,
-                level=item["level"],
-                parent=parent,
-                description=item["description"],
-                address=item.get("address", ""),
-                start=datetime.fromisoformat(item["start"]),
-                duration_minutes=item["duration_minutes"],
-                emoji=item.get("emoji", ""),
-                subject=spo[0],
-                predicate=spo[1],
-                object=spo[2],
+            rows.append(
+                PlanItem(
+                    simulation=simulation,
+                    agent=agent,
+                    number=top + offset,
+                    level=item["level"],
+                    parent=parent,
+                    description=item["description"],
+                    address=item.get("address", ""),
+                    start=datetime.fromisoformat(item["start"]),
+                    duration_minutes=item["duration_minutes"],
+                    emoji=item.get("emoji", ""),
+                    subject=spo[0],
+                    predicate=spo[1],
+                    object=spo[2],
+                )
             )
-            row.save()
-            made.append(row)
+        # Insert in waves, each row once the item it names by `parent_index` has its id.
+        within = [item.get("parent_index") for item in event.payload["items"]]
+        pending = list(range(len(rows)))
+        while pending:
+            ready = [i for i in pending if within[i] is None or rows[within[i]].pk is not None]
+            for i in ready:
+                if within[i] is not None:
+                    rows[i].parent = rows[within[i]]
+            PlanItem.objects.bulk_create([rows[i] for i in ready])
+            pending = [i for i in pending if i not in ready]
 
     def _object(self, simulation: Simulation, event: Event) -> None:
         address, state = event.payload["address"], event.payload["state"]

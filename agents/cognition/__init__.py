@@ -66,16 +66,6 @@ class StepContext:
         return arena_addresses(town=self.town)
 
     @cached_property
-    def object_by_block(self) -> dict[int, str]:
-        return {int(row[0]): row[3].strip() for row in self.town.legends["game_object"]}
-
-    def object_at(self, tile: tuple[int, int]) -> str:
-        x, y = tile
-        if not (0 <= x < self.town.width and 0 <= y < self.town.height):
-            return ""
-        return self.object_by_block.get(self.town.game_object_layer[self.town.tile_index(x, y)], "")
-
-    @cached_property
     def objects_by_arena(self) -> dict[str, list[tuple[int, int, str]]]:
         """Arena address -> its object tiles (x, y, object name), for perception."""
         return _objects_by_arena(self.town)

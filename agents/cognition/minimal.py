@@ -98,12 +98,10 @@ class MinimalCognition:
             return []
         near = []
         radius = agent.vision_radius
-        for x in range(agent.tile_x - radius, agent.tile_x + radius + 1):
-            for y in range(agent.tile_y - radius, agent.tile_y + radius + 1):
-                name = context.object_at((x, y))
-                if name and context.arena_at((x, y)) == here:
-                    dx, dy = x - agent.tile_x, y - agent.tile_y
-                    near.append((dx * dx + dy * dy, name, "idle"))
+        for x, y, name in context.objects_by_arena.get(here, []):
+            if max(abs(x - agent.tile_x), abs(y - agent.tile_y)) <= radius:
+                dx, dy = x - agent.tile_x, y - agent.tile_y
+                near.append((dx * dx + dy * dy, name, "idle"))
         for other in context.agents_by_arena.get(here, []):
             if other.name == agent.name:
                 continue

@@ -111,6 +111,7 @@ class _Mind:
     touched: dict[str, set[int]] = field(default_factory=dict)
     blocks: list[Block] | None = None
     thought: str = ""
+    news: dict[str, list[str]] = field(default_factory=dict)
     objects_seen: list[tuple[str, str, str]] = field(default_factory=list)  # object, state, addr
 
     @property
@@ -197,13 +198,16 @@ class _Mind:
         return seen
 
     def important(self, agent: Agent, k: int = 2) -> list[str]:
-        """What the agent finds most important lately: what it would tell anyone."""
-        return list(
-            Memory.objects.filter(agent=agent, importance__gte=6)
-            .exclude(kind=MemoryKind.CONVERSATION)
-            .order_by("-importance", "-number")
-            .values_list("description", flat=True)[:k]
-        )
+        """What the agent finds most important lately: what it would tell anyone. Read once
+        per agent and step (a conversation asks for it at every line)."""
+        if agent.name not in self.news:
+            self.news[agent.name] = list(
+                Memory.objects.filter(agent=agent, importance__gte=6)
+                .exclude(kind=MemoryKind.CONVERSATION)
+                .order_by("-importance", "-number")
+                .values_list("description", flat=True)[:k]
+            )
+        return self.news[agent.name]
 
     def remember(self) -> None:
         """Rate this step's new memories in one call and emit them (and the touches)."""

@@ -94,7 +94,9 @@ def test_no_resident_is_sent_to_an_unknown_place_or_tile(morning: Simulation) ->
     addresses = set(Location.objects.filter(town=simulation.town).values_list("address", flat=True))
     for agent in simulation.agents.all():
         known = agent.spatial_memory["the Ville"]
-        for action in _actions(simulation, agent.name):
+        actions = _actions(simulation, agent.name)
+        assert actions, agent.name
+        for action in actions:
             address = action["address"]
             assert address in addresses, address
             _, sector, arena, *_ = address.split(":")

@@ -61,7 +61,9 @@ def test_walks_follow_known_places_on_walkable_tiles(user: User) -> None:
     from world.paths import walkable
 
     simulation = engine.simulation_run_inline(simulation=_new(user), steps=120)
-    for event in Event.objects.filter(simulation=simulation, kind="agent.headed"):
+    headed = list(Event.objects.filter(simulation=simulation, kind="agent.headed"))
+    assert headed, "nobody set off anywhere"
+    for event in headed:
         agent = simulation.agents.get(name=event.agent)
         world, sector, arena = event.payload["destination"].split(":")
         assert arena in agent.spatial_memory[world][sector]
