@@ -20,6 +20,7 @@ late task finds nothing to do.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import threading
 import time
@@ -28,9 +29,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -196,6 +198,8 @@ def simulation_run_inline(
 
 
 _context_cache: dict[tuple[int, int, int], StepContext] = {}
+# Agent id -> (spatial_version, spatial memory): read again only when it changed.
+_spatial_cache: dict[int, tuple[int, dict[str, Any]]] = {}
 
 
 def _context_for(simulation: Simulation, step: int) -> StepContext:
@@ -204,7 +208,21 @@ def _context_for(simulation: Simulation, step: int) -> StepContext:
     key = (simulation.pk, step, simulation.last_seq)
     if key not in _context_cache:
         _context_cache.clear()
-        agents = Agent.objects.filter(simulation=simulation).defer(*COLD_FIELDS)
+        agents = list(
+            Agent.objects.filter(simulation=simulation).defer(*COLD_FIELDS, "spatial_memory")
+        )
+        stale = [a.pk for a in agents if _spatial_cache.get(a.pk, (-1, {}))[0] != a.spatial_version]
+        if stale:
+            if len(_spatial_cache) > 10_000:
+                _spatial_cache.clear()  # a long-lived worker that has seen many simulations
+            rows = Agent.objects.filter(pk__in=stale).values_list(
+                "pk", "spatial_version", "spatial_memory"
+            )
+            _spatial_cache.update({pk: (version, memory) for pk, version, memory in rows})
+        for a in agents:
+            version, memory = _spatial_cache[a.pk]
+            if version == a.spatial_version:
+                a.spatial_memory = memory  # shared between steps: cognition only reads it
         _context_cache[key] = StepContext(
             simulation=simulation,
             town=simulation.town,
@@ -266,36 +284,48 @@ def agent_steps(
     if todo:
         context = _context_for(simulation, step)
         cognition = cognition_for(simulation)
-        decisions = []
+        decisions: list[dict[str, object]] = []
+        made: list[EventDraft] = []
         for name, drafts in _decide_all(cognition, context, todo):
             if isinstance(drafts, BaseException):
                 simulation_fail(simulation=simulation, step=step, agent=name, error=drafts)
                 return
-            decisions.append(
-                Decision(
-                    simulation=simulation,
-                    step=step,
-                    agent=name,
-                    events=[
-                        {"kind": d.kind, "agent": d.agent, "payload": d.payload} for d in drafts
-                    ],
-                )
-            )
-        memories_embed(
-            simulation=simulation,
-            events=[
-                EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"])
-                for decision in decisions
-                for e in decision.events
-            ],
-        )
-        Decision.objects.bulk_create(decisions, ignore_conflicts=True)
-    stored = Decision.objects.filter(simulation=simulation, step=step).count()
-    if stored == Agent.objects.filter(simulation=simulation).count():
+            made += drafts
+            events = [{"kind": d.kind, "agent": d.agent, "payload": d.payload} for d in drafts]
+            decisions.append({"agent": name, "events": events})
+        memories_embed(simulation=simulation, events=made)
+        _decisions_store(simulation.pk, step, decisions)
+    if _all_decided(simulation.pk, step):
         if commit_inline:
             tick_commit(simulation_id=simulation_id, step=step)
         else:
             _enqueue["tick_commit"](simulation_id, step)
+
+
+# One statement for a shard's decisions, sent as one JSON parameter; a decision already
+# stored (a redelivered task) is left as it is.
+_DECISIONS_SQL = """
+INSERT INTO agents_decision (simulation_id, step, agent, events, created_at)
+SELECT %s, %s, d.agent, d.events, now()
+FROM jsonb_to_recordset(%s::jsonb) AS d(agent text, events jsonb)
+ON CONFLICT (simulation_id, step, agent) DO NOTHING
+"""
+_ALL_DECIDED_SQL = """
+SELECT (SELECT count(*) FROM agents_decision WHERE simulation_id = %s AND step = %s)
+     = (SELECT count(*) FROM agents_agent WHERE simulation_id = %s)
+"""
+
+
+def _decisions_store(simulation_id: int, step: int, decisions: list[dict[str, object]]) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(_DECISIONS_SQL, [simulation_id, step, json.dumps(decisions)])
+
+
+def _all_decided(simulation_id: int, step: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(_ALL_DECIDED_SQL, [simulation_id, step, simulation_id])
+        row = cursor.fetchone()
+    return bool(row and row[0])
 
 
 _pool: ThreadPoolExecutor | None = None

@@ -33,6 +33,9 @@ class Agent(models.Model):
     spatial_memory = models.JSONField(
         default=dict, help_text="places the agent knows: {world: {sector: {arena: [objects]}}}"
     )
+    spatial_version = models.PositiveIntegerField(
+        default=0, help_text="counts changes of the spatial memory (workers cache it by this)"
+    )
     seed_statements = models.JSONField(default=list, help_text="whisper CSV, one per memory")
     user_controlled = models.BooleanField(default=False)
     # What the agent is doing (set by cognition through events).

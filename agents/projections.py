@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import Max
+from django.db.models import F, Max
 from django.forms.models import model_to_dict
 
 from world.eventlog import projection_register
@@ -95,9 +95,17 @@ def _arrived(agent: Agent, p: dict[str, Any]) -> None:
     agent.path, agent.action, agent.busy_until_step = [], p["action"], p["busy_until_step"]
 
 
+# The latest distinct observations kept, as a multiple of the persona's `retention`: the
+# reference code keeps `retention` events, so in a crowd larger than the attention
+# bandwidth the same unchanged status becomes news again at almost every step.
+RETENTION_WINDOW = 8
+
+
 def _perceived(agent: Agent, p: dict[str, Any]) -> None:
-    seen = agent.recent_observations + p["observations"]
-    agent.recent_observations = seen[-agent.retention :] if agent.retention else []
+    new = p["observations"]
+    seen = [o for o in agent.recent_observations if o not in new] + new
+    window = agent.retention * RETENTION_WINDOW
+    agent.recent_observations = seen[-window:] if window else []
 
 
 def _acting(agent: Agent, p: dict[str, Any]) -> None:
@@ -205,28 +213,31 @@ _STATE_TYPES = {
     "user_controlled": "boolean",
 }
 assert list(_STATE_TYPES) == STATE_FIELDS
+# The rows travel as one JSON parameter: a statement with a parameter per field of 500
+# agents is slow to build and to parse, on both sides.
 _STATE_SQL = (
     "UPDATE agents_agent AS a SET "
     + ", ".join(f"{f} = v.{f}" for f in STATE_FIELDS)
-    + " FROM (VALUES {rows}) AS v(id, "
-    + ", ".join(STATE_FIELDS)
+    + " FROM jsonb_to_recordset(%s::jsonb) AS v(id bigint, "
+    + ", ".join(f"{f} {t}" for f, t in _STATE_TYPES.items())
     + ") WHERE a.id = v.id"
 )
-_STATE_ROW = "(%s::bigint, " + ", ".join(f"%s::{t}" for t in _STATE_TYPES.values()) + ")"
 
 
 def _update_state(agents: list[Agent]) -> None:
     """One UPDATE for all agents (Django's bulk_update builds slow CASE expressions)."""
     if not agents:
         return
-    params: list[Any] = []
-    for agent in agents:
-        params.append(agent.pk)
-        for name, kind in _STATE_TYPES.items():
-            value = getattr(agent, name)
-            params.append(json.dumps(value) if kind == "jsonb" else value)
+    rows = [
+        {"id": agent.pk, **{name: getattr(agent, name) for name in STATE_FIELDS}}
+        for agent in agents
+    ]
     with connection.cursor() as cursor:
-        cursor.execute(_STATE_SQL.format(rows=", ".join([_STATE_ROW] * len(agents))), params)
+        cursor.execute(_STATE_SQL, [json.dumps(rows, default=_iso)])
+
+
+def _iso(value: date) -> str:
+    return value.isoformat()
 
 
 class AgentProjection:
@@ -258,12 +269,13 @@ class AgentProjection:
         ]
         if not changes:
             return
-        # One read and one write for the batch, however many events it holds.
+        # One read and one write for the batch, however many events it holds; the large
+        # spatial memory is read (deferred) only for the agents that learned a place.
         agents = {
             agent.name: agent
             for agent in Agent.objects.filter(
                 simulation=simulation, name__in={event.agent for event in changes}
-            )
+            ).only("name", "retention", *STATE_FIELDS)
         }
         for event in changes:
             _STATE_CHANGES[event.kind](agents[event.agent], event.payload)
@@ -272,7 +284,9 @@ class AgentProjection:
         learned = {event.agent for event in changes if event.kind == AGENT_LEARNED}
         for name in sorted(learned):
             agent = agents[name]
-            Agent.objects.filter(pk=agent.pk).update(spatial_memory=agent.spatial_memory)
+            Agent.objects.filter(pk=agent.pk).update(
+                spatial_memory=agent.spatial_memory, spatial_version=F("spatial_version") + 1
+            )
 
     def snapshot(self, simulation: Simulation) -> Any:
         return [

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
 
 app = Celery("smallville")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@task_prerun.connect
+def _connections_check(**_: Any) -> None:
+    """Keep a worker's database connections across tasks, as Django keeps a web process's
+    across requests: closed only when unusable or older than CONN_MAX_AGE."""
+    from django.db import close_old_connections
+
+    close_old_connections()

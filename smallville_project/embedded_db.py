@@ -21,9 +21,22 @@ DATABASE_NAME = "smallville"
 # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); the fallback is fine.
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
-# Settings for a 2-core, 24 GiB machine running up to a million memories.
+
+def _shared_buffers() -> str:
+    """A quarter of the machine's memory, as Postgres advises (from 128 MB to 8 GB): a
+    million memories are ~2.2 GB of rows and ~2.2 GB of HNSW index, and retrieval at that
+    scale is only fast when both are in shared buffers."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not Linux
+        return "1GB"
+    return f"{max(128, min(8192, total // 4 // 2**20))}MB"
+
+
+# Server settings, written once to postgresql.auto.conf (a new _CONF_VERSION rewrites them).
+_CONF_VERSION = 2
 _SERVER_CONF = {
-    "shared_buffers": "1GB",
+    "shared_buffers": _shared_buffers(),
     "maintenance_work_mem": "1GB",
     "work_mem": "64MB",
     "max_connections": "200",
@@ -39,12 +52,14 @@ class DatabaseUnavailable(RuntimeError):
 def _configure(pgdata: Path) -> bool:
     """Write our server settings once; True when they changed (a restart is needed)."""
     conf = pgdata / "postgresql.auto.conf"
-    marker = "# smallville settings\n"
+    marker = "# smallville settings"
+    current = f"{marker} v{_CONF_VERSION}\n"
     text = conf.read_text() if conf.exists() else ""
-    if marker in text:
+    if current in text:
         return False
+    text = text.split(marker, 1)[0]  # ours come last: drop an older version's
     lines = "".join(f"{k} = '{v}'\n" for k, v in _SERVER_CONF.items())
-    conf.write_text(text + marker + lines)
+    conf.write_text(text + current + lines)
     return True
 
 

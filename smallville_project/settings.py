@@ -167,6 +167,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_throttle": int(os.environ.get("SMALLVILLE_RESTORE_THROTTLE", "6")),
 }
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Celery's Django fixup closes the database connections around every task unless this is
+# set; a new connection (a new Postgres backend with cold caches) per tick cost ~40% of a
+# 25-agent tick. Connections are still closed when unusable or older than CONN_MAX_AGE
+# (smallville_project/celery.py checks before each task), and after this many tasks.
+CELERY_DB_REUSE_MAX = int(os.environ.get("SMALLVILLE_DB_REUSE_MAX", "10000"))
 # Agents per agent-step task: a tick of 500 agents is 20 tasks, not 500.
 SMALLVILLE_SHARD_SIZE = int(os.environ.get("SMALLVILLE_SHARD_SIZE", "25"))
 # Agents of a shard decided at once when a model server answers (their calls overlap).

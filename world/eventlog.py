@@ -6,12 +6,14 @@ event kinds they own (in `AppConfig.ready`), so `world` never imports the apps a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
+from django.utils import timezone
 
 from .models import Event, Simulation
 
@@ -59,6 +61,17 @@ def _apply(simulation: Simulation, events: Sequence[Event]) -> None:
             projection.apply(simulation, mine)
 
 
+# One statement whatever the number of events, the rows sent as one JSON parameter (a tick
+# of 500 agents appends ~1,000 events; Django's bulk_create spends more building the
+# statement than Postgres spends running it).
+_INSERT_SQL = """
+INSERT INTO world_event (simulation_id, seq, step, sim_time, kind, agent, payload, created_at)
+SELECT %s, r.seq, %s, %s, r.kind, r.agent, r.payload, now()
+FROM jsonb_to_recordset(%s::jsonb) AS r(seq bigint, kind text, agent text, payload jsonb)
+RETURNING seq, id
+"""
+
+
 def events_append(
     *, simulation: Simulation, drafts: Iterable[EventDraft], step: int | None = None
 ) -> list[Event]:
@@ -80,18 +93,28 @@ def events_append(
         at_step = simulation.step if step is None else step
         sim_time = simulation.sim_time_at(at_step)
         first = last_seq - len(drafts) + 1
-        events = Event.objects.bulk_create(
+        rows = [
+            {"seq": first + offset, "kind": d.kind, "agent": d.agent, "payload": d.payload}
+            for offset, d in enumerate(drafts)
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(_INSERT_SQL, [simulation.pk, at_step, sim_time, json.dumps(rows)])
+            ids = dict(cursor.fetchall())
+        now = timezone.now()
+        events = [
             Event(
+                id=ids[row["seq"]],
                 simulation=simulation,
-                seq=first + offset,
+                seq=row["seq"],
                 step=at_step,
                 sim_time=sim_time,
-                kind=draft.kind,
-                agent=draft.agent,
-                payload=draft.payload,
+                kind=row["kind"],
+                agent=row["agent"],
+                payload=row["payload"],
+                created_at=now,
             )
-            for offset, draft in enumerate(drafts)
-        )
+            for row in rows
+        ]
         simulation.last_seq = last_seq
         _apply(simulation, events)
     return events

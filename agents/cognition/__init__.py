@@ -38,11 +38,18 @@ class StepContext:
     @cached_property
     def object_states(self) -> dict[str, str]:
         """Object address -> state, for objects that are not idle."""
+        return {address: state for address, (state, _) in self.object_setters.items()}
+
+    @cached_property
+    def object_setters(self) -> dict[str, tuple[str, str]]:
+        """Object address -> (state, the resident whose action set it; "" when set by a user)."""
         from ..models import ObjectState
 
-        return dict(
-            ObjectState.objects.filter(simulation=self.simulation).values_list("address", "state")
-        )
+        rows = ObjectState.objects.filter(simulation=self.simulation)
+        return {
+            address: (state, by)
+            for address, state, by in rows.values_list("address", "state", "by_agent")
+        }
 
     @cached_property
     def agents_by_arena(self) -> dict[str, list[Agent]]:

@@ -554,7 +554,10 @@ class _Mind:
                 if state and state != "idle":
                     d = (x - agent.tile_x) ** 2 + (y - agent.tile_y) ** 2
                     near.append((d, f"{name} is {state}", name, None))
-                    self.objects_seen.append((name, state, f"{here}:{name}"))
+                    if not context.object_setters[f"{here}:{name}"][1]:
+                        # Not the doing of a resident's own action ("in use"), but changed
+                        # in words by a user (a fire): something to respond to.
+                        self.objects_seen.append((name, state, f"{here}:{name}"))
         for other in context.agents_by_arena.get(here, []):
             if other.name == agent.name:
                 continue
