@@ -44,6 +44,7 @@ from .projections import (
     AGENT_ACTING,
     AGENT_CONTROL,
     AGENT_CREATED,
+    AGENT_MOVED,
     AGENT_WHISPERED,
     CONVERSATION_HELD,
     INTERVIEW_ANSWERED,
@@ -524,6 +525,33 @@ def drop_stale_actions(
 
 
 commit_hook_register(drop_stale_actions)
+
+
+def drop_stale_moves(
+    simulation: Simulation, step: int, drafts: list[EventDraft]
+) -> list[EventDraft]:
+    """A commit hook: a user-controlled agent sent somewhere else (`go`) while its step was
+    being decided keeps still this step. The step's move followed the old path; applied
+    after the new one, it would put the agent off that path, two tiles from its next."""
+    paths = dict(
+        Agent.objects.filter(simulation=simulation, user_controlled=True).values_list(
+            "name", "path"
+        )
+    )
+    if not paths:
+        return drafts
+    return [
+        d
+        for d in drafts
+        if not (
+            d.kind == AGENT_MOVED
+            and d.agent in paths
+            and (not paths[d.agent] or list(paths[d.agent][0]) != list(d.payload["tile"]))
+        )
+    ]
+
+
+commit_hook_register(drop_stale_moves)
 
 
 __all__ = [

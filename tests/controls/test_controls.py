@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -381,3 +382,45 @@ def test_the_minimal_cognition_leaves_a_user_controlled_resident_where_it_is(
     before = Agent.objects.get(simulation_id=town["id"], name=KLAUS).tile
     engine.simulation_run_inline(simulation=Simulation.objects.get(pk=town["id"]), steps=5)
     assert Agent.objects.get(simulation_id=town["id"], name=KLAUS).tile == before
+
+
+@pytest.mark.django_db(transaction=True)  # runs ticks, which commit
+def test_a_second_go_within_a_step_does_not_make_the_agent_jump(
+    api: APIClient, town: dict[str, Any]
+) -> None:
+    """The step's move, decided along the first path, is dropped at the commit when the
+    user sent the agent elsewhere meanwhile; a move along the current path is kept."""
+    from agents.controls import drop_stale_moves
+    from world.eventlog import EventDraft
+
+    klaus = _resident(town, KLAUS)
+    simulation = Simulation.objects.get(pk=town["id"])
+    assert (
+        api.post(f"{klaus}/control/", {"user_controlled": True}, format="json").status_code == 200
+    )
+    cafe = {"address": "the Ville:Hobbs Cafe:cafe"}
+    assert api.post(f"{klaus}/go/", cafe, format="json").status_code == 200
+    engine.simulation_run_inline(simulation=simulation, steps=12)  # out of his room
+    agent = Agent.objects.get(simulation_id=town["id"], name=KLAUS)
+    old_head = agent.path[0]  # what a step decided now would move to
+    home = {"address": agent.living_area}
+    assert api.post(f"{klaus}/go/", home, format="json").status_code == 200
+    agent.refresh_from_db()
+    new_head = agent.path[0]
+    assert new_head != old_head  # back the way it came
+    stale = EventDraft(kind="agent.moved", agent=KLAUS, payload={"tile": old_head})
+    current = EventDraft(kind="agent.moved", agent=KLAUS, payload={"tile": new_head})
+    other = EventDraft(kind="agent.moved", agent=ISABELLA, payload={"tile": [3, 4]})
+    assert drop_stale_moves(simulation, 0, [stale, other]) == [other]
+    assert drop_stale_moves(simulation, 0, [current, other]) == [current, other]
+
+    engine.simulation_run_inline(simulation=simulation, steps=3)
+    tiles = [agent.tile] + [
+        tuple(e.payload["tile"])
+        for e in Event.objects.filter(
+            simulation=simulation, agent=KLAUS, kind="agent.moved", step__gt=12
+        ).order_by("seq")
+    ]
+    assert len(tiles) == 4
+    for (x0, y0), (x1, y1) in itertools.pairwise(tiles):
+        assert max(abs(x1 - x0), abs(y1 - y0)) == 1, tiles
