@@ -211,17 +211,17 @@ def _context_for(simulation: Simulation, step: int) -> StepContext:
         agents = list(
             Agent.objects.filter(simulation=simulation).defer(*COLD_FIELDS, "spatial_memory")
         )
+        if len(_spatial_cache) > 10_000:
+            _spatial_cache.clear()  # a long-lived worker that has seen many simulations
         stale = [a.pk for a in agents if _spatial_cache.get(a.pk, (-1, {}))[0] != a.spatial_version]
         if stale:
-            if len(_spatial_cache) > 10_000:
-                _spatial_cache.clear()  # a long-lived worker that has seen many simulations
             rows = Agent.objects.filter(pk__in=stale).values_list(
                 "pk", "spatial_version", "spatial_memory"
             )
             _spatial_cache.update({pk: (version, memory) for pk, version, memory in rows})
         for a in agents:
-            version, memory = _spatial_cache[a.pk]
-            if version == a.spatial_version:
+            version, memory = _spatial_cache.get(a.pk, (-1, {}))
+            if version == a.spatial_version:  # else (changed meanwhile) read when used
                 a.spatial_memory = memory  # shared between steps: cognition only reads it
         _context_cache[key] = StepContext(
             simulation=simulation,

@@ -103,17 +103,17 @@ def events_append(
         now = timezone.now()
         events = [
             Event(
-                id=ids[row["seq"]],
+                id=ids[first + offset],
                 simulation=simulation,
-                seq=row["seq"],
+                seq=first + offset,
                 step=at_step,
                 sim_time=sim_time,
-                kind=row["kind"],
-                agent=row["agent"],
-                payload=row["payload"],
+                kind=d.kind,
+                agent=d.agent,
+                payload=d.payload,
                 created_at=now,
             )
-            for row in rows
+            for offset, d in enumerate(drafts)
         ]
         simulation.last_seq = last_seq
         _apply(simulation, events)

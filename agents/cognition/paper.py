@@ -148,10 +148,12 @@ class _Mind:
         replan = self.take_thought()
         people = self.perceive()
         reacted = False
-        if people and self.free(self.agent):
-            reacted = self.react(people[0])
-        if not reacted and self.free(self.agent):
+        if "sleep" not in self.agent.action.lower():
+            # Something a user set happening to an object (a fire) comes first: it breaks
+            # off a conversation too.
             reacted = self.respond_to_objects()
+        if not reacted and people and self.free(self.agent):
+            reacted = self.react(people[0])
         if not reacted:
             self.act(replan=replan)
         self.remember()
@@ -570,8 +572,16 @@ class _Mind:
         for _, text, subject, who in near:
             if text not in [a[0] for a in attended]:
                 attended.append((text, subject, who))
-        recent = set(agent.recent_observations)
-        new = [a for a in attended[: agent.attention_bandwidth] if a[0] not in recent]
+        # A resident's status is news unless among the latest distinct observations (a
+        # crowd must not make it news again each step); an object's state unless among
+        # the last `retention` (the reference rule), so a stove on fire again is news.
+        people = set(agent.recent_observations)
+        objects = set(agent.recent_observations[-agent.retention :] if agent.retention else [])
+        new = [
+            a
+            for a in attended[: agent.attention_bandwidth]
+            if a[0] not in (people if a[2] is not None else objects)
+        ]
         if new:
             self.emit(AGENT_PERCEIVED, {"observations": [text for text, _, _ in new]})
             for text, subject, _ in new:

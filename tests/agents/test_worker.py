@@ -7,7 +7,7 @@ import time
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import close_old_connections
+from django.db import connection
 
 from agents import engine, tasks
 from agents.services import simulation_create_from_base
@@ -75,7 +75,7 @@ def test_ten_concurrent_run_requests_run_one_chain_of_ticks(user: User) -> None:
         except engine.RunRefused:
             outcomes.append("refused")
         finally:
-            close_old_connections()
+            connection.close()  # this thread's own: persistent ones would outlive the test database
 
     with celery_worker(SMALLVILLE_SHARD_SIZE="1"):
         threads = [threading.Thread(target=request) for _ in range(10)]

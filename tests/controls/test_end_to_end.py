@@ -12,7 +12,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from agents import engine
-from agents.models import Conversation
+from agents.models import Agent, Conversation
 from world.models import Event, Simulation
 from world.selectors import address_at, town_cached
 
@@ -38,11 +38,11 @@ def _met(simulation_id: int) -> Conversation | None:
     return None
 
 
-def _run_until(simulation_id: int, done: Any, max_steps: int) -> int:
+def _run_until(simulation_id: int, done: Any, max_steps: int, chunk: int = CHUNK) -> int:
     ran = 0
     while not done() and ran < max_steps:
-        _run(simulation_id, CHUNK)
-        ran += CHUNK
+        _run(simulation_id, chunk)
+        ran += chunk
     return ran
 
 
@@ -97,8 +97,7 @@ def test_whisper_an_invitation_then_set_the_stove_on_fire(api: APIClient) -> Non
     )
     assert asked.status_code == 201 and "party" in asked.json()["answer"].lower()
 
-    # The stove catches fire while she works alone in the cafe: she puts it out. (Alone and
-    # free: a resident in a conversation lets a fire pass, and anyone free may answer it.)
+    # The stove catches fire while she works alone in the cafe: she puts it out.
     _run_until(sid, lambda: _alone_in_cafe(sid), max_steps=900)
     assert _alone_in_cafe(sid), "Isabella is never alone in the cafe"
     fire = api.put(f"{base}/objects/", {"address": STOVE, "state": "burning"}, format="json")
@@ -122,6 +121,47 @@ def test_whisper_an_invitation_then_set_the_stove_on_fire(api: APIClient) -> Non
     assert states.get(STOVE) != "burning"
     saw = api.get(f"{base}/residents/{ISABELLA}/memories/?kind=observation&text=burning")
     assert saw.json()["count"] >= 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_fire_breaks_off_a_conversation(api: APIClient) -> None:
+    """Residents talking in the cafe see the stove catch fire: one of them leaves the
+    conversation to put it out, at once."""
+    created = api.post(
+        "/api/simulations/",
+        {
+            "base": "base_the_ville_isabella_maria_klaus",
+            "config": {"cognition": "paper"},
+            "start_time": "2023-02-13T11:30:00Z",
+            "sec_per_step": 20,
+        },
+        format="json",
+    )
+    sid = created.json()["id"]
+    base = f"/api/simulations/{sid}"
+    thought = {"statement": "I should invite Klaus Mueller to my Valentine's Day party"}
+    api.post(f"{base}/residents/{ISABELLA}/whisper/", thought, format="json")
+    _run_until(sid, lambda: _met(sid), max_steps=600, chunk=1)  # stop while they talk
+    step = Simulation.objects.get(pk=sid).step
+    talking = Agent.objects.filter(simulation_id=sid, name__in=[ISABELLA, KLAUS])
+    assert all(a.chatting_with and a.busy_until_step > step for a in talking), [
+        (a.name, a.chatting_with, a.busy_until_step, step) for a in talking
+    ]
+    fire = api.put(f"{base}/objects/", {"address": STOVE, "state": "burning"}, format="json")
+    assert fire.status_code == 200, fire.content
+    fire_seq = Event.objects.filter(simulation_id=sid).order_by("-seq").values("seq")[0]["seq"]
+    _run(sid, 3)
+    assert Event.objects.filter(
+        simulation_id=sid,
+        agent__in=[ISABELLA, KLAUS],
+        kind="agent.acting",
+        seq__gt=fire_seq,
+        payload__address=STOVE,
+        payload__action__icontains="fire",
+    ).exists()
+    _run(sid, 30)
+    states = {row["address"]: row["state"] for row in api.get(f"{base}/objects/").json()["results"]}
+    assert states.get(STOVE) != "burning"
 
 
 def _alone_in_cafe(simulation_id: int) -> bool:

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import close_old_connections
+from django.db import connection
 
 from agents.projections import AGENT_MOVED
 from agents.services import simulation_create_from_base
@@ -107,7 +107,7 @@ def test_concurrent_appends_keep_seq_gap_free(user: User) -> None:
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
         finally:
-            close_old_connections()
+            connection.close()  # this thread's own: persistent ones would outlive the test database
 
     threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
     for thread in threads:
