@@ -46,8 +46,8 @@ def _run_until(simulation_id: int, done: Any, max_steps: int, chunk: int = CHUNK
     return ran
 
 
-@pytest.mark.django_db(transaction=True)
-def test_whisper_an_invitation_then_set_the_stove_on_fire(api: APIClient) -> None:
+def _before_lunch(api: APIClient) -> int:
+    """A new simulation of the three residents at 11:30, twenty sim seconds a step."""
     created = api.post(
         "/api/simulations/",
         {
@@ -59,7 +59,12 @@ def test_whisper_an_invitation_then_set_the_stove_on_fire(api: APIClient) -> Non
         format="json",
     )
     assert created.status_code == 201, created.content
-    sid = created.json()["id"]
+    return int(created.json()["id"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_whisper_an_invitation_then_set_the_stove_on_fire(api: APIClient) -> None:
+    sid = _before_lunch(api)
     base = f"/api/simulations/{sid}"
     residents = {r["name"] for r in api.get(f"{base}/residents/").json()["results"]}
     assert {ISABELLA, KLAUS} <= residents
@@ -127,17 +132,7 @@ def test_whisper_an_invitation_then_set_the_stove_on_fire(api: APIClient) -> Non
 def test_a_fire_breaks_off_a_conversation(api: APIClient) -> None:
     """Residents talking in the cafe see the stove catch fire: one of them leaves the
     conversation to put it out, at once."""
-    created = api.post(
-        "/api/simulations/",
-        {
-            "base": "base_the_ville_isabella_maria_klaus",
-            "config": {"cognition": "paper"},
-            "start_time": "2023-02-13T11:30:00Z",
-            "sec_per_step": 20,
-        },
-        format="json",
-    )
-    sid = created.json()["id"]
+    sid = _before_lunch(api)
     base = f"/api/simulations/{sid}"
     thought = {"statement": "I should invite Klaus Mueller to my Valentine's Day party"}
     api.post(f"{base}/residents/{ISABELLA}/whisper/", thought, format="json")
