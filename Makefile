@@ -39,7 +39,8 @@ test: lint schema pytest
 BENCHES := pathfinding embeddings retrieval reflection engine cognition
 
 # Each benchmark prints one JSON object; results land in bench/results/<name>.json.
-# The full set takes about an hour on a 2-core machine (the n25 sim day is most of it).
+# The full set takes about 20 minutes on a 2-core machine (loading the 1M memories for
+# bench.retrieval the first time is a quarter of it; later runs reuse them).
 bench: migrate
 	@mkdir -p bench/results
 	@for name in $(BENCHES); do \
