@@ -36,7 +36,7 @@ from .cognition import StepContext
 from .cognition.paper import reply_line
 from .cognition.prompts import INTERVIEW
 from .engine import commit_hook_register
-from .llm.importance import IMPORTANCE
+from .llm.importance import importance_rate
 from .llm.inputs import agent_identity
 from .llm.port import llm_run
 from .models import Agent, Conversation, Interview
@@ -85,21 +85,6 @@ def _append_now(*, simulation: Simulation, drafts: Sequence[EventDraft]) -> list
         events = events_append(simulation=current, drafts=drafts)
     simulation.step, simulation.last_seq = current.step, current.last_seq
     return events
-
-
-def _importance(*, simulation: Simulation, agent: Agent, memory: str) -> int:
-    """The agent's rating of a new memory (an agent not yet created is not on the ledger)."""
-    result = llm_run(
-        task=IMPORTANCE,
-        inputs={
-            "agent_name": agent.name,
-            "agent_identity": agent_identity(agent),
-            "memory": memory,
-        },
-        simulation=simulation,
-        agent=agent if agent.pk else None,
-    )
-    return result.importance
 
 
 def _context(simulation: Simulation) -> StepContext:
@@ -184,7 +169,7 @@ def agent_interview(
     ]
     if remember:
         description = f'{persona} asked {agent.name}: "{question}" {agent.name} said: "{answer}"'
-        importance = _importance(simulation=simulation, agent=agent, memory=description)
+        importance = importance_rate(simulation=simulation, agent=agent, memory=description)
         drafts += memory_event_drafts(
             simulation=simulation,
             drafts=[
@@ -210,7 +195,7 @@ def agent_interview(
 def agent_whisper(*, simulation: Simulation, agent: Agent, statement: str) -> Event:
     """The agent takes `statement` as its own thought: a thought memory of importance at
     least WHISPER_IMPORTANCE, acted on (a re-plan) at its next step."""
-    rated = _importance(simulation=simulation, agent=agent, memory=statement)
+    rated = importance_rate(simulation=simulation, agent=agent, memory=statement)
     memory = MemoryDraft(
         agent=agent.name,
         kind=MemoryKind.THOUGHT,
@@ -399,7 +384,9 @@ def newcomer_create(
                     agent=name,
                     kind=MemoryKind.THOUGHT,
                     description=statement,
-                    importance=_importance(simulation=simulation, agent=newcomer, memory=statement),
+                    importance=importance_rate(
+                        simulation=simulation, agent=newcomer, memory=statement
+                    ),
                 )
                 for statement in memories
             ],
@@ -474,7 +461,7 @@ def agent_say(
             agent=me.name,
             kind=MemoryKind.CONVERSATION,
             description=record,
-            importance=_importance(simulation=simulation, agent=me, memory=record),
+            importance=importance_rate(simulation=simulation, agent=me, memory=record),
             subject=me.name,
             predicate="talked with",
             object=partner.name,

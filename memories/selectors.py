@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, TypedDict
@@ -122,7 +123,13 @@ class Retrieval:
 
 
 def memory_retrieval(
-    *, simulation: Simulation, agent: Agent, query: str, k: int = 10, mode: Mode = Mode.EXACT
+    *,
+    simulation: Simulation,
+    agent: Agent,
+    query: str,
+    k: int = 10,
+    mode: Mode = Mode.EXACT,
+    exclude_kinds: Sequence[str] = (),
 ) -> Retrieval:
     """The agent's top-k memories for `query` at the simulation's sim time, with the
     simulation's weights and the agent's recency decay. Reads only: touching is the
@@ -147,5 +154,6 @@ def memory_retrieval(
         weights=weights,
         k=k,
         mode=mode,
+        exclude_kinds=exclude_kinds,
     )
     return Retrieval(query, mode, weights, agent.recency_decay, now, scored)

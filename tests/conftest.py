@@ -11,6 +11,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.llm.fake_openai import FakeOpenAI
 from world.models import Town
 from world.towns import town_get_or_import
 
@@ -90,3 +91,11 @@ def private_cache() -> Iterator[None]:
     default = {**settings.CACHES["default"], "KEY_PREFIX": f"tests-{uuid.uuid4().hex[:8]}"}
     with override_settings(CACHES={**settings.CACHES, "default": default}):
         yield
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/llm/fake_openai.py)."""
+    server = FakeOpenAI()
+    yield server
+    server.close()

@@ -93,7 +93,8 @@ IMPORTANCE = task_register(
 
 
 def importance_rate(*, agent: Agent, memory: str, simulation: Simulation | None = None) -> int:
-    """The importance of a new memory of `agent`, through the configured backend."""
+    """The importance of a new memory of `agent`, through the configured backend (an agent
+    not yet created, a newcomer's seed, is not named on the ledger)."""
     result = llm_run(
         task=IMPORTANCE,
         inputs={
@@ -102,6 +103,6 @@ def importance_rate(*, agent: Agent, memory: str, simulation: Simulation | None 
             "memory": memory,
         },
         simulation=simulation,
-        agent=agent,
+        agent=agent if agent.pk else None,
     )
     return result.importance

@@ -11,14 +11,13 @@ from django.db.models import Count, Max
 
 from agents.models import Agent
 from agents.projections import REFLECTION_DONE
-from memories.embeddings import embed_query
 from memories.models import Memory, MemoryKind
-from memories.retrieval import Scored, memories_retrieve, weights_for
+from memories.retrieval import Scored
 from memories.selectors import (
     EvidenceNode,
-    RetrievalConfigError,
     memories_by_id,
     memory_evidence_tree,
+    memory_retrieval,
 )
 from world.models import Event, Simulation
 
@@ -49,22 +48,10 @@ def reflection_why(*, simulation: Simulation, agent: Agent, statement: str, k: i
     Raises RetrievalConfigError for bad weights and EmbeddingError if the statement
     cannot be embedded.
     """
-    try:
-        weights = weights_for(simulation.config)
-    except (TypeError, ValueError) as exc:
-        raise RetrievalConfigError(
-            f"the simulation's retrieval_weights are invalid: {exc}"
-        ) from exc
-    now = simulation.sim_time
-    scored = memories_retrieve(
-        agent_id=agent.pk,
-        query_embedding=embed_query(text=statement, simulation=simulation),
-        now=now,
-        decay=agent.recency_decay,
-        weights=weights,
-        k=k,
-        exclude_kinds=_NOT_REFLECTIONS,
+    retrieval = memory_retrieval(
+        simulation=simulation, agent=agent, query=statement, k=k, exclude_kinds=_NOT_REFLECTIONS
     )
+    scored, now = retrieval.scored, retrieval.now
     rows = {m.pk: m for m in memories_by_id(ids=[s.memory_id for s in scored])}
     explanations = [
         Explanation(scored=s, tree=memory_evidence_tree(memory=rows[s.memory_id]))

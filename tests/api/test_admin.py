@@ -23,14 +23,6 @@ CHANGELISTS = [
 
 
 @pytest.fixture
-def staff(db: None) -> Client:
-    user = User.objects.create_superuser(username="staff", password="staff-password-1")
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def simulation_id(api: APIClient) -> int:
     simulation = create(api)
     advance(simulation["id"], 1)

