@@ -269,19 +269,27 @@ class AgentProjection:
         ]
         if not changes:
             return
-        # One read and one write for the batch, however many events it holds; the large
-        # spatial memory is read (deferred) only for the agents that learned a place.
+        # One read and one write for the batch, however many events it holds.
         agents = {
             agent.name: agent
             for agent in Agent.objects.filter(
                 simulation=simulation, name__in={event.agent for event in changes}
             ).only("name", "retention", *STATE_FIELDS)
         }
+        # The spatial memory is large and changes rarely: read and written only for the
+        # agents that learned a place.
+        learned = {event.agent for event in changes if event.kind == AGENT_LEARNED}
+        if learned:
+            spatial = dict(
+                Agent.objects.filter(simulation=simulation, name__in=learned).values_list(
+                    "name", "spatial_memory"
+                )
+            )
+            for name, memory in spatial.items():
+                agents[name].spatial_memory = memory
         for event in changes:
             _STATE_CHANGES[event.kind](agents[event.agent], event.payload)
         _update_state(list(agents.values()))
-        # The spatial memory is large and changes rarely: written only when it did.
-        learned = {event.agent for event in changes if event.kind == AGENT_LEARNED}
         for name in sorted(learned):
             agent = agents[name]
             Agent.objects.filter(pk=agent.pk).update(

@@ -8,13 +8,14 @@ is never rewritten. So the log stays small and a rebuild recreates identical vec
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import numpy as np
-from django.db.models import Max
+from django.db import connection
+from django.db.models import OuterRef, Subquery
 
 from world.eventlog import projection_register
 from world.models import Event, Simulation
@@ -26,6 +27,13 @@ MEMORY_TOUCHED = "memory.touched"
 PASSAGE = "passage"
 
 
+_TOUCH_SQL = """
+UPDATE memories_memory AS m SET last_accessed = t.at
+FROM jsonb_to_recordset(%s::jsonb) AS t(agent_id bigint, number int, at timestamptz)
+WHERE m.agent_id = t.agent_id AND m.number = t.number
+"""
+
+
 class MemoryProjection:
     name = "memories"
     order = 20
@@ -35,21 +43,27 @@ class MemoryProjection:
         Memory.objects.filter(simulation=simulation).delete()
 
     def apply(self, simulation: Simulation, events: Sequence[Event]) -> None:
-        created = [e for e in events if e.kind == MEMORY_CREATED]
-        if created:
-            self._create(simulation, created)
-        for event in events:
-            if event.kind == MEMORY_TOUCHED:
-                Memory.objects.filter(
-                    simulation=simulation,
-                    agent__name=event.agent,
-                    number__in=event.payload["numbers"],
-                ).update(last_accessed=datetime.fromisoformat(event.payload["at"]))
-
-    def _create(self, simulation: Simulation, events: Sequence[Event]) -> None:
         from agents.models import Agent  # the projection runs once apps are loaded
 
         agent_ids = dict(Agent.objects.filter(simulation=simulation).values_list("name", "id"))
+        created = [e for e in events if e.kind == MEMORY_CREATED]
+        if created:
+            self._create(simulation, created, agent_ids)
+        # Touches in log order, the last one of a memory winning, in one UPDATE.
+        touches = {
+            (agent_ids[event.agent], number): event.payload["at"]
+            for event in events
+            if event.kind == MEMORY_TOUCHED
+            for number in event.payload["numbers"]
+        }
+        if touches:
+            rows = [{"agent_id": a, "number": n, "at": at} for (a, n), at in touches.items()]
+            with connection.cursor() as cursor:
+                cursor.execute(_TOUCH_SQL, [json.dumps(rows)])
+
+    def _create(
+        self, simulation: Simulation, events: Sequence[Event], agent_ids: dict[str, int]
+    ) -> None:
         hashes = {e.payload["embedding_hash"] for e in events}
         vectors = dict(
             EmbeddingCache.objects.filter(
@@ -72,15 +86,18 @@ class MemoryProjection:
             ).values_list("id", "number", "depth"):
                 known[(agent_id, number)] = (pk, depth)
 
-        # Numbers continue each agent's count in log order, so a rebuild assigns the same.
-        next_number = {agent_id: 1 for agent_id in agent_ids.values()}
-        for agent_id, top in (
-            Memory.objects.filter(simulation=simulation)
-            .values("agent_id")
-            .annotate(top=Max("number"))
-            .values_list("agent_id", "top")
-        ):
-            next_number[agent_id] = top + 1
+        from agents.models import Agent
+
+        # Numbers continue each agent's count in log order, so a rebuild assigns the same;
+        # each agent's largest is one probe of its (agent, number) index.
+        writers = {agent_ids[e.agent] for e in events}
+        largest = Memory.objects.filter(agent=OuterRef("pk")).order_by("-number").values("number")
+        next_number = {
+            agent_id: (top or 0) + 1
+            for agent_id, top in Agent.objects.filter(pk__in=writers)
+            .annotate(top=Subquery(largest[:1]))
+            .values_list("pk", "top")
+        }
         rows = []
         for event in events:
             p = event.payload

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -239,9 +240,13 @@ def memories_retrieve(
         "n_recent": max(SEED_PER_LIST, k),
         "n_important": max(SEED_PER_LIST, k),
     }
-    with transaction.atomic(), connection.cursor() as cursor:
-        if mode == Mode.SCALE and exclude_kinds:
-            raise ValueError("scale mode does not filter by kind; use exact mode")
+    if mode == Mode.SCALE and exclude_kinds:
+        raise ValueError("scale mode does not filter by kind; use exact mode")
+    # Scale mode's SET LOCALs need a transaction of their own; exact mode is one statement.
+    with (
+        transaction.atomic() if mode == Mode.SCALE else nullcontext(),
+        connection.cursor() as cursor,
+    ):
         rows = None
         if mode == Mode.SCALE and _memory_count_above(cursor, agent_id, SCALE_EXACT_UP_TO):
             rows = _bounded_search(cursor, params, decay=decay, ef_search=ef_search)

@@ -188,7 +188,7 @@ class _Mind:
             exclude_kinds=exclude,
         )
         self.touched.setdefault(agent.name, set()).update(s.number for s in scored)
-        rows = Memory.objects.in_bulk([s.memory_id for s in scored])
+        rows = Memory.objects.only("id", "description").in_bulk([s.memory_id for s in scored])
         return [rows[s.memory_id] for s in scored]
 
     def statements(self, agent: Agent, *queries: str, k: int = 5) -> list[str]:
