@@ -103,7 +103,7 @@ def test_no_resident_is_sent_to_an_unknown_place_or_tile(morning: Simulation) ->
             assert arena in known.get(sector, {}), (agent.name, address)
             for x, y in action["path"]:
                 assert walkable(town=simulation.town, tile=(x, y))
-        for move in Event.objects.filter(
-            simulation=simulation, agent=agent.name, kind="agent.moved"
-        ):
+        moves = Event.objects.filter(simulation=simulation, agent=agent.name, kind="agent.moved")
+        assert moves.exists(), agent.name
+        for move in moves:
             assert walkable(town=simulation.town, tile=tuple(move.payload["tile"]))

@@ -9,6 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from world.models import Location, LocationKind, Town
+from world.towns import DATA_DIR, THE_VILLE, town_import
 
 from . import error_of
 
@@ -75,7 +76,9 @@ def test_locations_include_tiles_on_request(api: APIClient, ville: Town) -> None
 def test_location_of_another_town_is_404(api: APIClient, ville: Town) -> None:
     place = Location.objects.filter(town=ville).first()
     assert place is not None
-    assert api.get(f"/api/towns/{ville.pk + 1}/locations/{place.pk}/").status_code == 404
+    other = town_import(source=DATA_DIR / THE_VILLE, name="another ville")
+    assert api.get(f"/api/towns/{other.pk}/locations/{place.pk}/").status_code == 404
+    assert api.get(f"/api/towns/{ville.pk}/locations/{place.pk}/").status_code == 200
 
 
 @pytest.mark.django_db

@@ -87,7 +87,10 @@ def test_nobody_writes(staff: Client, staged: Simulation) -> None:
     for model in MODELS:
         assert staff.get(reverse(f"admin:agents_{model}_add")).status_code == 403
     assert staff.get(reverse("admin:agents_planitem_delete", args=[item.pk])).status_code == 403
-    staff.post(reverse("admin:agents_planitem_change", args=[item.pk]), {"description": "x"})
+    changed = staff.post(
+        reverse("admin:agents_planitem_change", args=[item.pk]), {"description": "x"}
+    )
+    assert changed.status_code == 403
     item.refresh_from_db()
     assert item.description != "x"
 

@@ -7,7 +7,7 @@ from urllib.parse import quote
 import pytest
 from rest_framework.test import APIClient
 
-from . import COUNTER, ISABELLA, stage
+from . import COUNTER, ISABELLA, KLAUS, MARIA, stage
 
 
 @pytest.mark.django_db
@@ -20,6 +20,7 @@ def test_list_and_detail_show_the_current_action(api: APIClient) -> None:
     assert isabella["place"] == COUNTER and isabella["location"] != COUNTER
     assert isabella["chatting_with"] == "" and isabella["busy_until_step"] == 45
     assert "summary" not in isabella and "path_length" not in isabella
+    assert set(rows) == {KLAUS, MARIA}
     for row in rows.values():  # no action yet: the place is where they stand
         assert row["action"] == "" and row["emoji"] == ""
         assert row["place"] == row["location"] and row["place"]

@@ -89,7 +89,9 @@ def test_evidence_is_the_memories_the_model_was_shown(
     for prompt, question in zip(asked, job.questions, strict=True):
         shown = statements_shown(prompt)
         # Every insight cited statements 1 and 2: the memories shown on those lines.
-        for memory in reflections.filter(description__endswith=f"on {question}"):
+        answered = reflections.filter(description__endswith=f"on {question}")
+        assert answered.count() == 3, question
+        for memory in answered:
             cited = [link.memory for link in memory.evidence_links.select_related("memory")]
             assert [m.description for m in cited] == [shown[1], shown[2]]
             assert memory.created == simulation.sim_time_at(2)
