@@ -106,7 +106,7 @@ class MinimalCognition:
             if other.name == agent.name:
                 continue
             dx, dy = abs(other.tile_x - agent.tile_x), abs(other.tile_y - agent.tile_y)
-            if max(dx, dy) <= agent.vision_radius and context.arena_at(other.tile) == here:
+            if max(dx, dy) <= agent.vision_radius:  # agents_by_arena: all in `here`
                 near.append((dx * dx + dy * dy, other.name, other.action or f"in {here}"))
         near.sort()
         attended: list[str] = []

@@ -564,7 +564,7 @@ class _Mind:
             if other.name == agent.name:
                 continue
             dx, dy = other.tile_x - agent.tile_x, other.tile_y - agent.tile_y
-            if max(abs(dx), abs(dy)) <= radius and context.arena_at(other.tile) == here:
+            if max(abs(dx), abs(dy)) <= radius:  # agents_by_arena: all in `here`
                 doing = other.action or "idle"
                 near.append((dx * dx + dy * dy, f"{other.name} is {doing}", other.name, other))
         near.sort(key=lambda n: (n[0], n[1]))
