@@ -35,7 +35,7 @@ from world.selectors import town_cached
 from .cognition import StepContext
 from .cognition.paper import reply_line
 from .cognition.prompts import INTERVIEW
-from .engine import commit_hook_register
+from .engine import agents_at_commit, commit_hook_register
 from .llm.importance import importance_rate
 from .llm.inputs import agent_identity
 from .llm.port import llm_run
@@ -497,11 +497,8 @@ def drop_stale_actions(
     actors = {d.agent for d in drafts if d.kind == AGENT_ACTING and "conversation" not in d.payload}
     if not actors:
         return drafts
-    controlled = set(
-        Agent.objects.filter(
-            simulation=simulation, name__in=actors, user_controlled=True
-        ).values_list("name", flat=True)
-    )
+    agents = agents_at_commit(simulation)
+    controlled = {name for name in actors if name in agents and agents[name].user_controlled}
     return [
         d
         for d in drafts
@@ -520,11 +517,7 @@ def drop_stale_moves(
     """A commit hook: a user-controlled agent sent somewhere else (`go`) while its step was
     being decided keeps still this step. The step's move followed the old path; applied
     after the new one, it would put the agent off that path, two tiles from its next."""
-    paths = dict(
-        Agent.objects.filter(simulation=simulation, user_controlled=True).values_list(
-            "name", "path"
-        )
-    )
+    paths = {a.name: a.path for a in agents_at_commit(simulation).values() if a.user_controlled}
     if not paths:
         return drafts
     return [

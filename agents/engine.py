@@ -19,6 +19,8 @@ late task finds nothing to do.
 
 from __future__ import annotations
 
+import contextvars
+import dataclasses
 import functools
 import json
 import logging
@@ -97,6 +99,40 @@ CommitHook = Callable[[Simulation, int, list[EventDraft]], list[EventDraft]]
 AfterCommit = Callable[[Simulation, int, list[Event]], None]
 _commit_hooks: list[CommitHook] = []
 _after_commit: list[AfterCommit] = []
+
+
+@dataclass(frozen=True)
+class CommittedAgent:
+    """An agent's committed state, as the commit hooks read it."""
+
+    name: str
+    path: list[list[int]]
+    user_controlled: bool
+    busy_until_step: int
+    action_address: str
+    importance_since_reflection: int
+    reflection_threshold: int
+    reflection_due_step: int | None
+
+
+_COMMITTED_FIELDS = [f.name for f in dataclasses.fields(CommittedAgent)]
+# While a tick commit runs its hooks: simulation id -> its agents, read once for all hooks.
+_commit_view: contextvars.ContextVar[dict[int, dict[str, CommittedAgent]] | None] = (
+    contextvars.ContextVar("commit_view", default=None)
+)
+
+
+def agents_at_commit(simulation: Simulation) -> dict[str, CommittedAgent]:
+    """Every agent of `simulation` in name order, read once per tick commit (under its
+    row lock, so the hooks of one commit see the same rows) and fresh outside one."""
+    view = _commit_view.get()
+    if view is not None and simulation.pk in view:
+        return view[simulation.pk]
+    rows = Agent.objects.filter(simulation=simulation).order_by("name")
+    agents = {values[0]: CommittedAgent(*values) for values in rows.values_list(*_COMMITTED_FIELDS)}
+    if view is not None:
+        view[simulation.pk] = agents
+    return agents
 
 
 def commit_hook_register(hook: CommitHook) -> None:
@@ -246,17 +282,19 @@ def shards_of(names: Sequence[str], size: int) -> list[list[str]]:
     return [list(names[i : i + size]) for i in range(0, len(names), size)]
 
 
-def tick_start(*, simulation_id: int, step: int) -> None:
+def tick_start(*, simulation_id: int, step: int, redelivered: bool = False) -> None:
     """Fan the agents of step `step` out to agent-step tasks."""
     simulation = _running_at(simulation_id, step)
     if simulation is None:
+        if redelivered:
+            _hand_on_lost_tick(simulation_id, step)
         return
     names = list(
         Agent.objects.filter(simulation=simulation).order_by("name").values_list("name", flat=True)
     )
     shards = shards_of(names, settings.SMALLVILLE_SHARD_SIZE)
     if len(shards) <= 1:
-        agent_steps(simulation_id=simulation_id, step=step, names=names, commit_inline=True)
+        _shard_step(simulation, step, names, commit_inline=True)
         return
     for shard in shards:
         _enqueue["agent_steps"](simulation_id, step, shard)
@@ -268,19 +306,26 @@ class StepFailure:
     error: BaseException
 
 
-def agent_steps(
-    *, simulation_id: int, step: int, names: list[str], commit_inline: bool = False
-) -> None:
-    """Decide step `step` for the named agents; store each decision once."""
+def agent_steps(*, simulation_id: int, step: int, names: list[str]) -> None:
+    """Decide step `step` for the named agents (one shard of several); store each decision
+    once, and ask for the commit when the step's last decision is stored."""
     simulation = _running_at(simulation_id, step)
-    if simulation is None:
-        return
-    done = set(
+    if simulation is not None:
+        _shard_step(simulation, step, names, commit_inline=False)
+
+
+def _shard_step(
+    simulation: Simulation, step: int, names: list[str], *, commit_inline: bool
+) -> None:
+    """With `commit_inline` the shard is every agent (`names` in name order, as read when
+    the simulation's log ended at `simulation.last_seq`), and the commit runs here on the
+    decisions in hand instead of reading them back."""
+    stored = dict(
         Decision.objects.filter(simulation=simulation, step=step, agent__in=names).values_list(
-            "agent", flat=True
+            "agent", "events"
         )
     )
-    todo = [name for name in names if name not in done]
+    todo = [name for name in names if name not in stored]
     if todo:
         context = _context_for(simulation, step)
         cognition = cognition_for(simulation)
@@ -293,13 +338,28 @@ def agent_steps(
             made += drafts
             events = [{"kind": d.kind, "agent": d.agent, "payload": d.payload} for d in drafts]
             decisions.append({"agent": name, "events": events})
-        memories_embed(simulation=simulation, events=made)
+            stored[name] = events
+        try:
+            memories_embed(simulation=simulation, events=made)
+        except Exception as exc:  # the embedding server failed, or the budget is spent
+            simulation_fail(
+                simulation=simulation, step=step, agent="embedding its memories", error=exc
+            )
+            return
         _decisions_store(simulation.pk, step, decisions)
-    if _all_decided(simulation.pk, step):
-        if commit_inline:
-            tick_commit(simulation_id=simulation_id, step=step)
-        else:
-            _enqueue["tick_commit"](simulation_id, step)
+    if commit_inline:
+        staged = Staged(seq=simulation.last_seq, events=[stored[name] for name in names])
+        tick_commit(simulation_id=simulation.pk, step=step, staged=staged)
+    elif _all_decided(simulation.pk, step):
+        _enqueue["tick_commit"](simulation.pk, step)
+
+
+@dataclass(frozen=True)
+class Staged:
+    """Every agent's decided events, in name order, as of the log ending at `seq`."""
+
+    seq: int
+    events: list[list[dict[str, Any]]]
 
 
 # One statement for a shard's decisions, sent as one JSON parameter; a decision already
@@ -378,31 +438,43 @@ def simulation_fail(*, simulation: Simulation, step: int, agent: str, error: Bas
     )
 
 
-def tick_commit(*, simulation_id: int, step: int) -> None:
-    """Apply every decision of step `step` in one transaction and advance the clock."""
+def tick_commit(
+    *, simulation_id: int, step: int, staged: Staged | None = None, redelivered: bool = False
+) -> None:
+    """Apply every decision of step `step` in one transaction and advance the clock.
+
+    `staged` decisions are used when nothing was appended to the log since they were
+    made (so no agent joined meanwhile); else the stored ones are read back."""
     with transaction.atomic():
         simulation = Simulation.objects.select_for_update().get(pk=simulation_id)
         if simulation.step != step or simulation.status not in (
             SimulationStatus.RUNNING,
             SimulationStatus.PAUSED,
         ):
+            if redelivered:
+                _hand_on_lost_tick(simulation_id, step)
             return
-        decisions = list(
-            Decision.objects.filter(simulation=simulation, step=step).order_by("agent")
-        )
-        if len(decisions) != Agent.objects.filter(simulation=simulation).count():
-            return
+        if staged is not None and staged.seq == simulation.last_seq:
+            decided = staged.events
+        else:
+            decisions = Decision.objects.filter(simulation=simulation, step=step).order_by("agent")
+            decided = list(decisions.values_list("events", flat=True))
+            if len(decided) != Agent.objects.filter(simulation=simulation).count():
+                return
         drafts = [
             EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"])
-            for decision in decisions
-            for e in decision.events
+            for agent_events in decided
+            for e in agent_events
         ]
+        token = _commit_view.set({})
         try:
             for hook in _commit_hooks:
                 drafts = hook(simulation, step, drafts)
         except NotReady:
             _send_on_commit("tick_commit_later", simulation.pk, step)
             return
+        finally:
+            _commit_view.reset(token)
         drafts.append(EventDraft(kind=SIMULATION_STEPPED, payload={"step": step + 1}))
         events = events_append(simulation=simulation, drafts=drafts, step=step + 1)
         Decision.objects.filter(simulation=simulation, step=step).delete()
@@ -419,6 +491,17 @@ def tick_commit(*, simulation_id: int, step: int) -> None:
             )
             return
         _send_on_commit("tick", simulation.pk, simulation.step)
+
+
+def _hand_on_lost_tick(simulation_id: int, step: int) -> None:
+    """A redelivered task of step `step` finds the step committed. Its worker may have died
+    between that commit and sending the next tick, which nothing else would send: send it
+    again while the run still stands at step + 1 (a duplicate tick finds its work done)."""
+    if Simulation.objects.filter(
+        pk=simulation_id, status=SimulationStatus.RUNNING, step=step + 1
+    ).exists():
+        log.warning("simulation %s: tick %s sent again after a redelivery", simulation_id, step + 1)
+        _send_on_commit("tick", simulation_id, step + 1)
 
 
 def _commit_later(simulation_id: int, step: int) -> None:

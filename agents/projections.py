@@ -306,6 +306,12 @@ class AgentProjection:
 projection_register(AgentProjection())
 
 
+_FORGET_SQL = """
+UPDATE agents_agent SET recent_observations = recent_observations - %s
+WHERE simulation_id = %s AND recent_observations @> %s::jsonb
+"""
+
+
 class CognitionProjection:
     """Plans, object states and conversations."""
 
@@ -436,12 +442,18 @@ class CognitionProjection:
         address, state = event.payload["address"], event.payload["state"]
         if state in ("", "idle"):
             ObjectState.objects.filter(simulation=simulation, address=address).delete()
-        else:
-            ObjectState.objects.update_or_create(
-                simulation=simulation,
-                address=address,
-                defaults={"state": state, "by_agent": event.agent},
-            )
+            return
+        ObjectState.objects.update_or_create(
+            simulation=simulation,
+            address=address,
+            defaults={"state": state, "by_agent": event.agent},
+        )
+        if not event.agent:
+            # Set in words by a user (the stove burns again): news to whoever saw the same
+            # state a while ago, so it leaves the observations perception skips.
+            seen = f"{address.rsplit(':', 1)[-1]} is {state}"
+            with connection.cursor() as cursor:
+                cursor.execute(_FORGET_SQL, [seen, simulation.pk, json.dumps([seen])])
 
     def snapshot(self, simulation: Simulation) -> Any:
         plans = [

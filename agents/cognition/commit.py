@@ -12,8 +12,7 @@ from __future__ import annotations
 from world.eventlog import EventDraft
 from world.models import Simulation
 
-from ..engine import commit_hook_register
-from ..models import Agent
+from ..engine import agents_at_commit, commit_hook_register
 from ..projections import AGENT_ACTING, AGENT_MOVED, CONVERSATION_HELD, OBJECT_STATE, PLAN_REVISED
 from .paper import _single
 
@@ -52,11 +51,9 @@ def resolve_occupancy(
     simulation: Simulation, step: int, drafts: list[EventDraft]
 ) -> list[EventDraft]:
     taken = {
-        address: name
-        for name, address in Agent.objects.filter(
-            simulation=simulation, busy_until_step__gt=step
-        ).values_list("name", "action_address")
-        if address and _single(address)
+        a.action_address: a.name
+        for a in agents_at_commit(simulation).values()
+        if a.busy_until_step > step and a.action_address and _single(a.action_address)
     }
     kept = []
     late: set[str] = set()

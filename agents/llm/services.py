@@ -1,16 +1,17 @@
 """Writes of the ledger: admit a call against the simulation's budget, then complete it.
 
-Both writes are short transactions of their own (`durable=True`): the port calls them
-outside any caller transaction, so a ledger row, a usage count and a `budget_exhausted`
-status are committed the moment they happen, whatever the caller does next.
+Each write is one statement, and the port calls them outside any caller transaction
+(`ModelCallInTransaction`), so a ledger row with its usage count, a call's outcome and a
+`budget_exhausted` status are committed the moment they happen, whatever the caller does
+next. A call costs two round trips to the database.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection
 from django.utils import timezone
 
 from agents.models import Agent
@@ -35,9 +36,10 @@ def model_call_admit(
     """Count a call against the budget and record it as in flight.
 
     Raises BudgetExhausted, after committing the simulation's `budget_exhausted` status,
-    when the simulation has no calls or tokens left. The check is one conditional UPDATE
-    of the usage row (`calls < budget`): concurrent workers serialise on that row for the
-    length of this short transaction only, and exactly `budget_calls` calls get through.
+    when the simulation has no calls or tokens left. The check is a conditional UPDATE of
+    the usage row (`calls < budget`) in the statement that writes the ledger row:
+    concurrent workers serialise on that row for one statement, and exactly
+    `budget_calls` calls get through.
     """
     call = ModelCall(
         simulation=simulation,
@@ -49,35 +51,78 @@ def model_call_admit(
         prompt=prompt,
     )
     if simulation is None:
-        with transaction.atomic(durable=True):
-            call.save()
+        call.save()
         return call
-
-    with transaction.atomic(durable=True):
-        sim = Simulation.objects.only(
-            "budget_calls", "budget_tokens", "step", "start_time", "sec_per_step"
-        ).get(pk=simulation.pk)
-        ModelUsage.objects.bulk_create(
-            [ModelUsage(simulation_id=simulation.pk)], ignore_conflicts=True
-        )
-        usage = ModelUsage.objects.filter(simulation_id=simulation.pk)
-        if sim.budget_calls is not None:
-            usage = usage.filter(calls__lt=sim.budget_calls)
-        if sim.budget_tokens is not None:
-            usage = usage.filter(tokens__lt=sim.budget_tokens)
-        if usage.update(calls=F("calls") + 1) == 1:
-            call.step = sim.step
-            call.sim_time = sim.sim_time
-            call.save()
+    for _ in range(2):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _ADMIT_SQL,
+                {
+                    "simulation": simulation.pk,
+                    "agent": agent.pk if agent else None,
+                    "agent_name": call.agent_name,
+                    "task": task,
+                    "backend": backend,
+                    "model": model,
+                    "prompt": prompt,
+                },
+            )
+            admitted = cursor.fetchone()
+        if admitted is not None:
+            call.pk, call.step, call.sim_time, call.created_at = admitted
+            call._state.adding = False
+            call._state.db = "default"
             return call
-        reason = _exhausted_reason(sim, ModelUsage.objects.get(simulation_id=simulation.pk))
-        simulation_set_status(
-            simulation=simulation,
-            status=SimulationStatus.BUDGET_EXHAUSTED,
-            reason=reason,
-            expected=_STOPPABLE,
-        )
+        # Not admitted: the usage row is missing (the simulation's first call) or spent.
+        _, created = ModelUsage.objects.get_or_create(simulation_id=simulation.pk)
+        if not created:
+            break
+    sim = Simulation.objects.get(pk=simulation.pk)
+    reason = _exhausted_reason(sim, ModelUsage.objects.get(simulation_id=simulation.pk))
+    simulation_set_status(
+        simulation=simulation,
+        status=SimulationStatus.BUDGET_EXHAUSTED,
+        reason=reason,
+        expected=_STOPPABLE,
+    )
     raise BudgetExhausted(reason, simulation_id=simulation.pk)
+
+
+# Admission is one statement: count the call against the budget and write its ledger row,
+# or neither (no row comes back).
+_ADMIT_SQL = f"""
+WITH admitted AS (
+    UPDATE {ModelUsage._meta.db_table} AS u SET calls = u.calls + 1
+    FROM {Simulation._meta.db_table} AS s
+    WHERE u.simulation_id = %(simulation)s AND s.id = %(simulation)s
+      AND (s.budget_calls IS NULL OR u.calls < s.budget_calls)
+      AND (s.budget_tokens IS NULL OR u.tokens < s.budget_tokens)
+    RETURNING s.step, s.start_time + s.step * s.sec_per_step * interval '1 second' AS sim_time
+)
+INSERT INTO {ModelCall._meta.db_table} (
+    simulation_id, agent_id, agent_name, step, sim_time, task, backend, model, prompt,
+    raw_reply, prompt_tokens, completion_tokens, usage, latency_ms, attempts, attempt_log,
+    error, created_at
+)
+SELECT %(simulation)s, %(agent)s, %(agent_name)s, a.step, a.sim_time, %(task)s, %(backend)s,
+       %(model)s, %(prompt)s, '', 0, 0, '{{}}'::jsonb, 0, 0, '[]'::jsonb, '', now()
+FROM admitted AS a
+RETURNING id, step, sim_time, created_at
+"""
+# Completion is one statement too: the call's outcome and its tokens in the usage row.
+_COMPLETE_SQL = f"""
+WITH done AS (
+    UPDATE {ModelCall._meta.db_table} SET
+        raw_reply = %(raw_reply)s, output = %(output)s::jsonb,
+        prompt_tokens = %(prompt_tokens)s, completion_tokens = %(completion_tokens)s,
+        usage = %(usage)s::jsonb, latency_ms = %(latency_ms)s, attempts = %(attempts)s,
+        attempt_log = %(attempt_log)s::jsonb, error = %(error)s, finished_at = %(finished_at)s
+    WHERE id = %(id)s
+    RETURNING simulation_id
+)
+UPDATE {ModelUsage._meta.db_table} SET tokens = tokens + %(tokens)s
+WHERE simulation_id = (SELECT simulation_id FROM done)
+"""
 
 
 def model_call_complete(
@@ -103,25 +148,24 @@ def model_call_complete(
     call.attempt_log = attempt_log
     call.error = error
     call.finished_at = timezone.now()
-    with transaction.atomic(durable=True):
-        call.save(
-            update_fields=[
-                "raw_reply",
-                "output",
-                "prompt_tokens",
-                "completion_tokens",
-                "usage",
-                "latency_ms",
-                "attempts",
-                "attempt_log",
-                "error",
-                "finished_at",
-            ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _COMPLETE_SQL,
+            {
+                "id": call.pk,
+                "raw_reply": raw_reply,
+                "output": None if output is None else json.dumps(output),
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "usage": json.dumps(usage),
+                "latency_ms": latency_ms,
+                "attempts": call.attempts,
+                "attempt_log": json.dumps(attempt_log),
+                "error": error,
+                "finished_at": call.finished_at,
+                "tokens": prompt_tokens + completion_tokens,
+            },
         )
-        if call.simulation_id is not None:
-            ModelUsage.objects.filter(simulation_id=call.simulation_id).update(
-                tokens=F("tokens") + prompt_tokens + completion_tokens
-            )
 
 
 def _exhausted_reason(sim: Simulation, usage: ModelUsage) -> str:

@@ -179,13 +179,10 @@ def reflection_commit_hook(
     while a reflection was in flight count towards the next one.
     """
     at = step + 1  # this commit appends its events at step + 1
-    agents = list(
-        Agent.objects.filter(simulation=simulation)
-        .order_by("name")
-        .values_list(
-            "name", "importance_since_reflection", "reflection_threshold", "reflection_due_step"
-        )
-    )
+    agents = [
+        (a.name, a.importance_since_reflection, a.reflection_threshold, a.reflection_due_step)
+        for a in engine.agents_at_commit(simulation).values()
+    ]
     due = {name: d for name, _, _, d in agents if d is not None and d <= at}
     if due:
         drafts = [*drafts, *_deliveries(simulation, due)]

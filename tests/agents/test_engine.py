@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -103,6 +104,72 @@ def test_agent_steps_twice_store_one_decision(
     assert simulation.step == 1
     assert len(log_of(simulation, kind="simulation.stepped")) == 1
     assert not Decision.objects.filter(simulation=simulation).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_redelivered_task_sends_the_tick_its_dead_worker_never_sent(
+    user: User, local_queue: list[tuple[object, ...]]
+) -> None:
+    """A worker that dies between a tick's commit and sending the next tick leaves the run
+    stalled unless the broker's redelivery of its task sends that tick again; a late
+    duplicate delivered for the first time sends nothing (it would fork the chain)."""
+    simulation = _new(user)
+    sent = local_queue
+    engine.simulation_run(simulation=simulation, steps=3)
+    engine.tick_start(simulation_id=simulation.pk, step=0)  # commits step 0
+    assert sent == [("tick", simulation.pk, 0), ("tick", simulation.pk, 1)]
+    sent.clear()  # the worker died before the tick of step 1 reached the broker
+    engine.tick_start(simulation_id=simulation.pk, step=0)
+    engine.tick_commit(simulation_id=simulation.pk, step=0)
+    assert sent == []
+    engine.tick_start(simulation_id=simulation.pk, step=0, redelivered=True)
+    engine.tick_commit(simulation_id=simulation.pk, step=0, redelivered=True)
+    assert sent == [("tick", simulation.pk, 1)] * 2
+    engine.tick_start(simulation_id=simulation.pk, step=1)
+    engine.tick_start(simulation_id=simulation.pk, step=1)  # the second copy finds it done
+    engine.tick_start(simulation_id=simulation.pk, step=2)
+    simulation.refresh_from_db()
+    assert (simulation.step, simulation.status) == (3, SimulationStatus.IDLE)
+    stepped = [row[5]["step"] for row in log_of(simulation, kind="simulation.stepped")]
+    assert stepped == [1, 2, 3]
+    before = list(sent)
+    engine.tick_start(simulation_id=simulation.pk, step=2, redelivered=True)
+    assert sent == before  # the run is over: nothing to hand on
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_embedding_server_failure_fails_the_step_cleanly_and_resume_goes_on(
+    user: User, settings: Any, fake_openai: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collections import OrderedDict
+
+    from memories import embeddings
+
+    settings.SMALLVILLE_EMBEDDING_BACKEND = "openai"
+    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_openai.base_url
+    settings.SMALLVILLE_EMBEDDING_MODEL = "text-embedding-3-small"
+    settings.SMALLVILLE_LLM_MAX_RETRIES = 0
+    monkeypatch.setattr(embeddings, "_memo", OrderedDict())
+    simulation = simulation_create_from_base(
+        owner=user,
+        base=N3,
+        seed=3,
+        config={"cognition": "paper"},
+        start_time=datetime(2023, 2, 13, 7, 0, tzinfo=UTC),  # they plan: plan memories
+    )
+    fake_openai.embedding_errors = 10_000
+    simulation = engine.simulation_run_inline(simulation=simulation, steps=6)
+    assert simulation.status == SimulationStatus.FAILED, simulation.status_reason
+    assert "EmbeddingBackendError" in simulation.status_reason  # a query's or a memory's
+    failed_at = simulation.step
+    assert failed_at < 6
+    assert not Event.objects.filter(simulation=simulation, step__gt=failed_at).exists()
+    assert not Decision.objects.filter(simulation=simulation).exists()
+
+    fake_openai.embedding_errors = 0
+    steps = engine.steps_to_target(simulation=simulation)
+    resumed = engine.simulation_run_inline(simulation=simulation, steps=steps)
+    assert (resumed.status, resumed.step) == (SimulationStatus.IDLE, 6)
 
 
 class ExplodingCognition(MinimalCognition):

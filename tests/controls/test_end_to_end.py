@@ -129,9 +129,10 @@ def test_whisper_an_invitation_then_set_the_stove_on_fire(api: APIClient) -> Non
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_fire_breaks_off_a_conversation(api: APIClient) -> None:
+def test_a_fire_breaks_off_a_conversation_and_a_second_fire_is_news(api: APIClient) -> None:
     """Residents talking in the cafe see the stove catch fire: one of them leaves the
-    conversation to put it out, at once."""
+    conversation to put it out, at once. When it burns again a few minutes later, they
+    put it out again (what a user sets is news, however recently the same was seen)."""
     sid = _before_lunch(api)
     base = f"/api/simulations/{sid}"
     thought = {"statement": "I should invite Klaus Mueller to my Valentine's Day party"}
@@ -155,6 +156,22 @@ def test_a_fire_breaks_off_a_conversation(api: APIClient) -> None:
         payload__action__icontains="fire",
     ).exists()
     _run(sid, 30)
+    states = {row["address"]: row["state"] for row in api.get(f"{base}/objects/").json()["results"]}
+    assert states.get(STOVE) != "burning"
+
+    # It catches fire again minutes later: news again to those who saw the first fire.
+    again = api.put(f"{base}/objects/", {"address": STOVE, "state": "burning"}, format="json")
+    assert again.status_code == 200, again.content
+    again_seq = Event.objects.filter(simulation_id=sid).order_by("-seq").values("seq")[0]["seq"]
+    _run(sid, 30)
+    assert Event.objects.filter(
+        simulation_id=sid,
+        agent__in=[ISABELLA, KLAUS],
+        kind="agent.acting",
+        seq__gt=again_seq,
+        payload__address=STOVE,
+        payload__action__icontains="fire",
+    ).exists()
     states = {row["address"]: row["state"] for row in api.get(f"{base}/objects/").json()["results"]}
     assert states.get(STOVE) != "burning"
 

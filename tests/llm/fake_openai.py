@@ -92,6 +92,7 @@ class FakeOpenAI:
         self.default: Reply | None = None
         self.requests: list[dict[str, Any]] = []
         self.embedding_dimensions = 1536  # a model's native size when `dimensions` is absent
+        self.embedding_errors = 0  # the next this many embedding requests get a 500
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -160,6 +161,12 @@ class FakeOpenAI:
                 self._send(200, chat_completion(reply.content, body["model"], completion_id))
 
             def _embeddings(self, body: dict[str, Any]) -> None:
+                with fake._lock:
+                    failing = fake.embedding_errors > 0
+                    fake.embedding_errors -= int(failing)
+                if failing:
+                    self._send(500, {"error": {"message": "scripted 500", "type": "scripted"}})
+                    return
                 texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 dims = body.get("dimensions") or fake.embedding_dimensions
                 data = [

@@ -170,3 +170,45 @@ def test_unknown_backend_is_a_configuration_error(settings: Any) -> None:
     settings.SMALLVILLE_EMBEDDING_BACKEND = "word2vec"
     with pytest.raises(ImproperlyConfigured):
         embeddings.embedder_get()
+
+
+def test_a_servers_embeddings_are_model_calls_in_the_ledger_and_the_budget(
+    user: User, openai_embeddings: FakeOpenAI
+) -> None:
+    from agents.llm.errors import BudgetExhausted
+    from agents.llm.models import ModelCall, ModelUsage
+
+    simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
+    seeded = ModelCall.objects.filter(simulation=simulation, task="embedding").count()
+    assert seeded >= 1  # its seed memories, embedded by the server
+    embed_passages(texts=TEXTS, simulation=simulation)
+    call = ModelCall.objects.filter(simulation=simulation, task="embedding").first()
+    assert call is not None
+    assert call.prompt == "\n".join(TEXTS) and call.model == "openai:text-embedding-3-small"
+    assert call.prompt_tokens > 0 and call.finished_at is not None and call.error == ""
+    usage = ModelUsage.objects.get(simulation=simulation)
+    calls = ModelCall.objects.filter(simulation=simulation)
+    assert calls.filter(task="embedding").count() == seeded + 1
+    assert usage.calls == calls.count()
+    assert usage.tokens == sum(c.total_tokens for c in calls)
+
+    Simulation.objects.filter(pk=simulation.pk).update(budget_calls=usage.calls)
+    sent = len(openai_embeddings.requests)
+    with pytest.raises(BudgetExhausted):
+        embed_passages(texts=["something new to embed"], simulation=simulation)
+    assert len(openai_embeddings.requests) == sent  # refused before the request
+    simulation.refresh_from_db()
+    assert simulation.status == "budget_exhausted"
+
+
+def test_a_failed_embedding_request_is_in_the_ledger_with_its_error(
+    openai_embeddings: FakeOpenAI, settings: Any
+) -> None:
+    from agents.llm.models import ModelCall
+
+    settings.SMALLVILLE_LLM_MAX_RETRIES = 0
+    openai_embeddings.embedding_errors = 1
+    with pytest.raises(EmbeddingBackendError):
+        embed_passages(texts=TEXTS)
+    failed = ModelCall.objects.get(task="embedding")
+    assert "500" in failed.error and failed.finished_at is not None and failed.output is None
