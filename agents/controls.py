@@ -35,7 +35,7 @@ from world.selectors import town_cached
 from .cognition import StepContext
 from .cognition.paper import reply_line
 from .cognition.prompts import INTERVIEW
-from .engine import agents_at_commit, commit_hook_register
+from .engine import agents_at_commit, commit_hook_register, decision_stand_still
 from .llm.importance import importance_rate
 from .llm.inputs import agent_identity
 from .llm.port import llm_run
@@ -392,7 +392,10 @@ def newcomer_create(
             ],
         ),
     ]
-    _append_now(simulation=simulation, drafts=drafts)
+    with transaction.atomic():
+        current = Simulation.objects.select_for_update().get(pk=simulation.pk)
+        events_append(simulation=current, drafts=drafts)
+        decision_stand_still(simulation=current, agent=name)
     return Agent.objects.get(simulation=simulation, name=name)
 
 
@@ -517,9 +520,12 @@ def drop_stale_moves(
     """A commit hook: a user-controlled agent sent somewhere else (`go`) while its step was
     being decided keeps still this step. The step's move followed the old path; applied
     after the new one, it would put the agent off that path, two tiles from its next."""
-    paths = {a.name: a.path for a in agents_at_commit(simulation).values() if a.user_controlled}
-    if not paths:
+    controlled = [a.name for a in agents_at_commit(simulation).values() if a.user_controlled]
+    if not controlled:
         return drafts
+    paths = dict(
+        Agent.objects.filter(simulation=simulation, name__in=controlled).values_list("name", "path")
+    )
     return [
         d
         for d in drafts

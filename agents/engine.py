@@ -106,7 +106,6 @@ class CommittedAgent:
     """An agent's committed state, as the commit hooks read it."""
 
     name: str
-    path: list[list[int]]
     user_controlled: bool
     busy_until_step: int
     action_address: str
@@ -374,6 +373,14 @@ _ALL_DECIDED_SQL = """
 SELECT (SELECT count(*) FROM agents_decision WHERE simulation_id = %s AND step = %s)
      = (SELECT count(*) FROM agents_agent WHERE simulation_id = %s)
 """
+
+
+def decision_stand_still(*, simulation: Simulation, agent: str) -> None:
+    """An agent joining a running simulation (read under its row lock) stands still for
+    the step in flight: the others' decisions were asked for without it, and the step
+    commits once every agent has one."""
+    if simulation.status in (SimulationStatus.RUNNING, SimulationStatus.PAUSED):
+        _decisions_store(simulation.pk, simulation.step, [{"agent": agent, "events": []}])
 
 
 def _decisions_store(simulation_id: int, step: int, decisions: list[dict[str, object]]) -> None:

@@ -124,13 +124,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+class _Server(ThreadingHTTPServer):
+    # The default listen backlog of 5 drops connections when 25 agents call at once, and
+    # a dropped connection is retried a second later: a second a real server never adds.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 class FakeModelServer:
     """`with FakeModelServer(delay=0.3) as url:` gives a base URL ending in /v1."""
 
     def __init__(self, delay: float = 0.3) -> None:
         handler = type("Handler", (_Handler,), {"delay": delay})
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.server.daemon_threads = True
+        self.server = _Server(("127.0.0.1", 0), handler)
 
     def __enter__(self) -> str:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

@@ -107,6 +107,34 @@ def test_agent_steps_twice_store_one_decision(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_newcomer_joining_mid_step_stands_still_and_the_step_commits(
+    user: User, local_queue: list[tuple[object, ...]]
+) -> None:
+    """A user steps into the town while a tick is in flight: the residents' decisions
+    were asked for without it, so it stands still that step, and the step still commits
+    (it used to wait for the newcomer's decision forever)."""
+    from agents.controls import newcomer_create
+
+    simulation = _new(user)
+    sent = local_queue
+    engine.simulation_run(simulation=simulation, steps=2)
+    names = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"]
+    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
+    newcomer_create(simulation=simulation, name="Ada Visitor", address="the Ville:Hobbs Cafe:cafe")
+    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[2:])
+    assert sent.count(("commit", simulation.pk, 0)) == 1
+    engine.tick_commit(simulation_id=simulation.pk, step=0)
+    engine.tick_start(simulation_id=simulation.pk, step=1)  # one shard: all four decided
+    simulation.refresh_from_db()
+    assert (simulation.step, simulation.status) == (2, SimulationStatus.IDLE)
+    assert not Decision.objects.filter(simulation=simulation).exists()
+    ada = [(row[1], row[3]) for row in log_of(simulation) if row[4] == "Ada Visitor"]
+    assert ("agent.created", 0) in [(kind, step) for step, kind in ada]
+    assert not [kind for step, kind in ada if step == 1]  # still in the step she joined
+    assert [kind for step, kind in ada if step == 2] == ["agent.perceived"], ada  # then decided
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_redelivered_task_sends_the_tick_its_dead_worker_never_sent(
     user: User, local_queue: list[tuple[object, ...]]
 ) -> None:

@@ -86,6 +86,10 @@ def send_json(
     handler.wfile.write(data)
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # many agents connect at once; the default backlog is 5
+
+
 class FakeOpenAI:
     def __init__(self) -> None:
         self.script: deque[Reply] = deque()
@@ -96,7 +100,7 @@ class FakeOpenAI:
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 
