@@ -396,6 +396,7 @@ def newcomer_create(
         current = Simulation.objects.select_for_update().get(pk=simulation.pk)
         events_append(simulation=current, drafts=drafts)
         decision_stand_still(simulation=current, agent=name)
+    simulation.step, simulation.last_seq = current.step, current.last_seq
     return Agent.objects.get(simulation=simulation, name=name)
 
 

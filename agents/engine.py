@@ -285,7 +285,7 @@ def tick_start(*, simulation_id: int, step: int, redelivered: bool = False) -> N
     """Fan the agents of step `step` out to agent-step tasks."""
     simulation = _running_at(simulation_id, step)
     if simulation is None:
-        if redelivered:
+        if redelivered and _one_shard(simulation_id):  # else `tick_commit` commits the step
             _hand_on_lost_tick(simulation_id, step)
         return
     names = list(
@@ -498,6 +498,11 @@ def tick_commit(
             )
             return
         _send_on_commit("tick", simulation.pk, simulation.step)
+
+
+def _one_shard(simulation_id: int) -> bool:
+    agents = Agent.objects.filter(simulation_id=simulation_id).count()
+    return agents <= settings.SMALLVILLE_SHARD_SIZE
 
 
 def _hand_on_lost_tick(simulation_id: int, step: int) -> None:

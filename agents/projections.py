@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -240,10 +240,27 @@ def _iso(value: date) -> str:
     return value.isoformat()
 
 
+def _set_by_a_user(event: Event) -> bool:
+    return (
+        event.kind == OBJECT_STATE
+        and not event.agent
+        and event.payload["state"] not in ("", "idle")
+    )
+
+
+def _news_again(agents: Iterable[Agent], payload: dict[str, Any]) -> None:
+    """An object state set in words by a user (the stove burns again) is news to whoever
+    saw the same state a while ago: it leaves the observations perception skips."""
+    seen = f"{payload['address'].rsplit(':', 1)[-1]} is {payload['state']}"
+    for agent in agents:
+        if seen in agent.recent_observations:
+            agent.recent_observations = [o for o in agent.recent_observations if o != seen]
+
+
 class AgentProjection:
     name = "agents"
     order = 10
-    kinds = frozenset({AGENT_CREATED, *_STATE_CHANGES})
+    kinds = frozenset({AGENT_CREATED, OBJECT_STATE, *_STATE_CHANGES})
 
     def reset(self, simulation: Simulation) -> None:
         Agent.objects.filter(simulation=simulation).delete()
@@ -264,18 +281,20 @@ class AgentProjection:
         changes = [
             event
             for event in events
-            if event.kind in _STATE_CHANGES
-            and (event.kind != MEMORY_CREATED or event.payload["kind"] in PERCEIVED_KINDS)
+            if (
+                event.kind in _STATE_CHANGES
+                and (event.kind != MEMORY_CREATED or event.payload["kind"] in PERCEIVED_KINDS)
+            )
+            or _set_by_a_user(event)
         ]
         if not changes:
             return
         # One read and one write for the batch, however many events it holds.
-        agents = {
-            agent.name: agent
-            for agent in Agent.objects.filter(
-                simulation=simulation, name__in={event.agent for event in changes}
-            ).only("name", "retention", *STATE_FIELDS)
-        }
+        everyone = any(_set_by_a_user(event) for event in changes)
+        readers = Agent.objects.filter(simulation=simulation)
+        if not everyone:
+            readers = readers.filter(name__in={event.agent for event in changes})
+        agents = {agent.name: agent for agent in readers.only("name", "retention", *STATE_FIELDS)}
         # The spatial memory is large and changes rarely: read and written only for the
         # agents that learned a place.
         learned = {event.agent for event in changes if event.kind == AGENT_LEARNED}
@@ -288,7 +307,10 @@ class AgentProjection:
             for name, memory in spatial.items():
                 agents[name].spatial_memory = memory
         for event in changes:
-            _STATE_CHANGES[event.kind](agents[event.agent], event.payload)
+            if _set_by_a_user(event):
+                _news_again(agents.values(), event.payload)
+            else:
+                _STATE_CHANGES[event.kind](agents[event.agent], event.payload)
         _update_state(list(agents.values()))
         for name in sorted(learned):
             agent = agents[name]
@@ -304,12 +326,6 @@ class AgentProjection:
 
 
 projection_register(AgentProjection())
-
-
-_FORGET_SQL = """
-UPDATE agents_agent SET recent_observations = recent_observations - %s
-WHERE simulation_id = %s AND recent_observations @> %s::jsonb
-"""
 
 
 class CognitionProjection:
@@ -448,12 +464,6 @@ class CognitionProjection:
             address=address,
             defaults={"state": state, "by_agent": event.agent},
         )
-        if not event.agent:
-            # Set in words by a user (the stove burns again): news to whoever saw the same
-            # state a while ago, so it leaves the observations perception skips.
-            seen = f"{address.rsplit(':', 1)[-1]} is {state}"
-            with connection.cursor() as cursor:
-                cursor.execute(_FORGET_SQL, [seen, simulation.pk, json.dumps([seen])])
 
     def snapshot(self, simulation: Simulation) -> Any:
         plans = [

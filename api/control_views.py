@@ -43,7 +43,7 @@ from .control_serializers import (
     WhisperRequestSerializer,
     WhisperSerializer,
 )
-from .errors import Conflict, error_responses
+from .errors import BudgetSpent, Conflict, error_responses
 from .filters import StrictBooleanFilter
 from .memory_views import PATH, _resident, retrieval_errors
 from .throttles import InterviewThrottle, SayThrottle, WhisperThrottle
@@ -57,11 +57,6 @@ class ModelUnavailable(exceptions.APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_detail = "The language model failed; try again later."
     default_code = "model_unavailable"
-
-
-class BudgetSpent(Conflict):
-    default_detail = "The simulation has used its model-call budget."
-    default_code = "budget_exhausted"
 
 
 @contextmanager

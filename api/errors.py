@@ -76,6 +76,11 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
+class BudgetSpent(Conflict):
+    default_detail = "The simulation has used its model-call budget."
+    default_code = "budget_exhausted"
+
+
 class ErrorBodySerializer(serializers.Serializer[Any]):
     code = serializers.CharField(help_text="machine-readable, e.g. invalid, not_found")
     message = serializers.CharField(help_text="the first problem, for people")

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agents.llm.errors import BudgetExhausted
 from agents.models import Agent
 from memories.embeddings import EmbeddingError
 from memories.models import Memory, MemoryKind
@@ -33,7 +34,7 @@ from memories.services import memories_touch
 from world.models import Simulation
 from world.selectors import simulation_get
 
-from .errors import ErrorSerializer, error_responses
+from .errors import BudgetSpent, ErrorSerializer, error_responses
 from .filters import IntegerFilter
 from .memory_serializers import (
     EvidenceNodeSerializer,
@@ -186,17 +187,25 @@ class EmbeddingUnavailable(exceptions.APIException):
 # The schema entry and the mapping of what a retrieval can fail with, for every view that
 # ranks memories for a query.
 EMBEDDING_UNAVAILABLE = {
-    503: OpenApiResponse(response=ErrorSerializer, description="The embedding backend failed.")
+    409: OpenApiResponse(
+        response=ErrorSerializer,
+        description="The simulation's model budget is spent (an embedding server's "
+        "requests count against it).",
+    ),
+    503: OpenApiResponse(response=ErrorSerializer, description="The embedding backend failed."),
 }
 
 
 @contextmanager
 def retrieval_errors() -> Iterator[None]:
-    """Bad retrieval weights in the simulation's config are a 400; a failed embedding a 503."""
+    """Bad retrieval weights in the simulation's config are a 400; a spent budget a 409 (a
+    billed embedding server's query); a failed embedding a 503."""
     try:
         yield
     except RetrievalConfigError as exc:
         raise exceptions.ValidationError({"config": [str(exc)]}) from exc
+    except BudgetExhausted as exc:
+        raise BudgetSpent(str(exc)) from exc
     except EmbeddingError as exc:
         raise EmbeddingUnavailable(str(exc)) from exc
 

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import exceptions
+from drf_spectacular.utils import extend_schema
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.reflection.selectors import reflection_why
-from memories.embeddings import EmbeddingError
-from memories.selectors import RetrievalConfigError
 
-from .errors import ErrorSerializer, error_responses
-from .memory_views import PATH, EmbeddingUnavailable, _resident
+from .errors import error_responses
+from .memory_views import EMBEDDING_UNAVAILABLE, PATH, _resident, retrieval_errors
 from .reflection_serializers import WhyRequestSerializer, WhySerializer
 
 
@@ -37,24 +34,18 @@ class WhyView(APIView):
         responses={
             200: WhySerializer,
             **error_responses(400, 401, 404),
-            503: OpenApiResponse(
-                response=ErrorSerializer, description="The embedding backend failed."
-            ),
+            **EMBEDDING_UNAVAILABLE,
         },
     )
     def post(self, request: Request, **kwargs: Any) -> Response:
         simulation, agent = _resident(request, kwargs)
         body = WhyRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
+        with retrieval_errors():
             why = reflection_why(
                 simulation=simulation,
                 agent=agent,
                 statement=body.validated_data["statement"],
                 k=body.validated_data["k"],
             )
-        except RetrievalConfigError as exc:
-            raise exceptions.ValidationError({"config": [str(exc)]}) from exc
-        except EmbeddingError as exc:
-            raise EmbeddingUnavailable(str(exc)) from exc
         return Response(WhySerializer(why).data)

@@ -74,9 +74,10 @@ def model_call_admit(
             call._state.db = "default"
             return call
         # Not admitted: the usage row is missing (the simulation's first call) or spent.
-        _, created = ModelUsage.objects.get_or_create(simulation_id=simulation.pk)
-        if not created:
-            break
+        # Make sure it exists (another thread may be making it) and try once more.
+        ModelUsage.objects.bulk_create(
+            [ModelUsage(simulation_id=simulation.pk)], ignore_conflicts=True
+        )
     sim = Simulation.objects.get(pk=simulation.pk)
     reason = _exhausted_reason(sim, ModelUsage.objects.get(simulation_id=simulation.pk))
     simulation_set_status(

@@ -175,8 +175,12 @@ def test_an_embedding_server_failure_fails_the_step_cleanly_and_resume_goes_on(
 
     settings.SMALLVILLE_EMBEDDING_BACKEND = "openai"
     settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_openai.base_url
-    settings.SMALLVILLE_EMBEDDING_MODEL = "text-embedding-3-small"
+    # An e5 model: queries and memories ("passage: ") are told apart, and only the
+    # memories made by a step fail, after the agents decided.
+    settings.SMALLVILLE_EMBEDDING_MODEL = "intfloat/multilingual-e5-small"
     settings.SMALLVILLE_LLM_MAX_RETRIES = 0
+    fake_openai.embedding_dimensions = 384
+    fake_openai.embedding_errors_for = "passage: "
     monkeypatch.setattr(embeddings, "_memo", OrderedDict())
     simulation = simulation_create_from_base(
         owner=user,
@@ -188,7 +192,7 @@ def test_an_embedding_server_failure_fails_the_step_cleanly_and_resume_goes_on(
     fake_openai.embedding_errors = 10_000
     simulation = engine.simulation_run_inline(simulation=simulation, steps=6)
     assert simulation.status == SimulationStatus.FAILED, simulation.status_reason
-    assert "EmbeddingBackendError" in simulation.status_reason  # a query's or a memory's
+    assert "embedding its memories: EmbeddingBackendError" in simulation.status_reason
     failed_at = simulation.step
     assert failed_at < 6
     assert not Event.objects.filter(simulation=simulation, step__gt=failed_at).exists()

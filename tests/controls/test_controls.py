@@ -183,6 +183,34 @@ def test_object_states_are_set_listed_and_cleared(api: APIClient, town: dict[str
 
 
 @pytest.mark.django_db
+def test_a_state_set_again_is_news_to_who_saw_it_and_rebuild_agrees(
+    api: APIClient, town: dict[str, Any]
+) -> None:
+    """Perception skips what is among an agent's recent observations; a user setting the
+    stove on fire again makes "cooking area is burning" news to whoever saw the last fire.
+    The projection does this in log order, so a rebuild gives the live state."""
+    from world.eventlog import EventDraft, events_append, simulation_rebuild, simulation_snapshot
+
+    simulation = Simulation.objects.get(pk=town["id"])
+    isabella = Agent.objects.filter(simulation=simulation, name=ISABELLA)
+    burning = "cooking area is burning"
+    saw = EventDraft(kind="agent.perceived", agent=ISABELLA, payload={"observations": [burning]})
+    events_append(simulation=simulation, drafts=[saw])
+    assert burning in isabella.get().recent_observations
+    fire = api.put(f"{_base(town)}/objects/", {"address": STOVE, "state": "burning"}, format="json")
+    assert fire.status_code == 200
+    assert burning not in isabella.get().recent_observations
+    # Seen after it was set (one batch, in that order): kept, live and rebuilt alike.
+    simulation.refresh_from_db()
+    set_again = EventDraft(kind="object.state", payload={"address": STOVE, "state": "burning"})
+    events_append(simulation=simulation, drafts=[set_again, saw])
+    assert burning in isabella.get().recent_observations
+    live = simulation_snapshot(simulation=simulation)
+    simulation_rebuild(simulation=simulation)
+    assert simulation_snapshot(simulation=simulation) == live
+
+
+@pytest.mark.django_db
 def test_an_unknown_object_gets_400_with_the_nearest_addresses(
     api: APIClient, town: dict[str, Any]
 ) -> None:

@@ -97,6 +97,7 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.embedding_dimensions = 1536  # a model's native size when `dimensions` is absent
         self.embedding_errors = 0  # the next this many embedding requests get a 500
+        self.embedding_errors_for = ""  # ... only those whose texts start with this
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -165,8 +166,11 @@ class FakeOpenAI:
                 self._send(200, chat_completion(reply.content, body["model"], completion_id))
 
             def _embeddings(self, body: dict[str, Any]) -> None:
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 with fake._lock:
-                    failing = fake.embedding_errors > 0
+                    failing = fake.embedding_errors > 0 and all(
+                        text.startswith(fake.embedding_errors_for) for text in texts
+                    )
                     fake.embedding_errors -= int(failing)
                 if failing:
                     self._send(500, {"error": {"message": "scripted 500", "type": "scripted"}})

@@ -168,3 +168,38 @@ def test_stop_and_ledger_survive_a_caller_that_rolls_back(
     assert simulation.status == SimulationStatus.BUDGET_EXHAUSTED
     assert ModelCall.objects.filter(simulation=simulation).count() == 2
     assert Event.objects.filter(simulation=simulation, kind=RATED).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)  # threads: each its own connection, committing
+def test_the_first_calls_of_a_simulation_at_once_are_all_admitted(
+    simulation: Simulation,
+) -> None:
+    """A simulation's usage row is made by its first call; calls racing to make it must
+    all be admitted, not taken for a spent budget (as a fork's first tick would be)."""
+    import threading
+
+    from django.db import connection
+
+    assert not ModelUsage.objects.filter(simulation=simulation).exists()
+    memories = seed_memories(simulation)[:8]
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(memories))
+
+    def rate(agent: Agent, statement: str) -> None:
+        try:
+            start.wait()
+            importance_rate(agent=agent, memory=statement, simulation=simulation)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=rate, args=pair) for pair in memories]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert ModelUsage.objects.get(simulation=simulation).calls == len(memories)
+    simulation.refresh_from_db()
+    assert simulation.status != SimulationStatus.BUDGET_EXHAUSTED

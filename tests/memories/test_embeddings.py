@@ -212,3 +212,30 @@ def test_a_failed_embedding_request_is_in_the_ledger_with_its_error(
         embed_passages(texts=TEXTS)
     failed = ModelCall.objects.get(task="embedding")
     assert "500" in failed.error and failed.finished_at is not None and failed.output is None
+
+
+def test_retrieval_with_a_spent_budget_is_a_409_not_a_500(
+    user: User, openai_embeddings: FakeOpenAI
+) -> None:
+    """A query embedded by a billed server counts against the budget: when it is spent the
+    retrieve and why endpoints answer 409 with the reason, and nothing is embedded."""
+    from rest_framework.test import APIClient
+
+    from agents.llm.models import ModelUsage
+
+    simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
+    used = ModelUsage.objects.get(simulation=simulation).calls
+    Simulation.objects.filter(pk=simulation.pk).update(budget_calls=used)
+    api = APIClient()
+    api.force_authenticate(user)
+    resident = f"/api/simulations/{simulation.pk}/residents/Klaus Mueller"
+    sent = len(openai_embeddings.requests)
+    for path, body in [
+        ("retrieve", {"query": "who is hosting a party?", "k": 3}),
+        ("why", {"statement": "Klaus likes his research"}),
+    ]:
+        response = api.post(f"{resident}/{path}/", body, format="json")
+        assert response.status_code == 409, response.content
+        assert response.json()["error"]["code"] == "budget_exhausted"
+        assert "model budget exhausted" in response.json()["error"]["message"]
+    assert len(openai_embeddings.requests) == sent
