@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -77,12 +77,19 @@ class ControlConflict(ControlRefused):
 # --- shared steps --------------------------------------------------------------------------
 
 
-def _append_now(*, simulation: Simulation, drafts: Sequence[EventDraft]) -> list[Event]:
+def _append_now(
+    *,
+    simulation: Simulation,
+    drafts: Sequence[EventDraft],
+    then: Callable[[Simulation], None] | None = None,
+) -> list[Event]:
     """Append at the simulation's current step, read under its row lock: a tick may have
-    committed since the caller loaded the simulation."""
+    committed since the caller loaded the simulation. `then` runs under the same lock."""
     with transaction.atomic():
         current = Simulation.objects.select_for_update().get(pk=simulation.pk)
         events = events_append(simulation=current, drafts=drafts)
+        if then is not None:
+            then(current)
     simulation.step, simulation.last_seq = current.step, current.last_seq
     return events
 
@@ -392,11 +399,11 @@ def newcomer_create(
             ],
         ),
     ]
-    with transaction.atomic():
-        current = Simulation.objects.select_for_update().get(pk=simulation.pk)
-        events_append(simulation=current, drafts=drafts)
-        decision_stand_still(simulation=current, agent=name)
-    simulation.step, simulation.last_seq = current.step, current.last_seq
+    _append_now(
+        simulation=simulation,
+        drafts=drafts,
+        then=lambda current: decision_stand_still(simulation=current, agent=name),
+    )
     return Agent.objects.get(simulation=simulation, name=name)
 
 

@@ -179,26 +179,29 @@ def reflection_commit_hook(
     while a reflection was in flight count towards the next one.
     """
     at = step + 1  # this commit appends its events at step + 1
-    agents = [
-        (a.name, a.importance_since_reflection, a.reflection_threshold, a.reflection_due_step)
-        for a in engine.agents_at_commit(simulation).values()
-    ]
-    due = {name: d for name, _, _, d in agents if d is not None and d <= at}
+    agents = engine.agents_at_commit(simulation).values()
+    due = {
+        a.name: a.reflection_due_step
+        for a in agents
+        if a.reflection_due_step is not None and a.reflection_due_step <= at
+    }
     if due:
         drafts = [*drafts, *_deliveries(simulation, due)]
     added: Counter[str] = Counter()
     for draft in drafts:
         if draft.kind == MEMORY_CREATED and draft.payload.get("kind") in PERCEIVED_KINDS:
             added[draft.agent] += int(draft.payload["importance"])
+    counted = {a.name: a.importance_since_reflection + added[a.name] for a in agents}
     requests = [
         EventDraft(
             kind=REFLECTION_REQUESTED,
-            agent=name,
-            payload={"due_step": at + 1, "importance": stored + added[name]},
+            agent=a.name,
+            payload={"due_step": at + 1, "importance": counted[a.name]},
         )
-        for name, stored, threshold, due_step in agents
-        if (due_step is None or name in due)  # none in flight, or delivered just now
-        and stored + added[name] >= threshold_for(simulation=simulation, agent_threshold=threshold)
+        for a in agents
+        if (a.reflection_due_step is None or a.name in due)  # none in flight, or just delivered
+        and counted[a.name]
+        >= threshold_for(simulation=simulation, agent_threshold=a.reflection_threshold)
     ]
     return [*drafts, *requests]
 

@@ -105,25 +105,14 @@ def test_whisper_an_invitation_then_set_the_stove_on_fire(api: APIClient) -> Non
     # The stove catches fire while she works alone in the cafe: she puts it out.
     _run_until(sid, lambda: _alone_in_cafe(sid), max_steps=900)
     assert _alone_in_cafe(sid), "Isabella is never alone in the cafe"
-    fire = api.put(f"{base}/objects/", {"address": STOVE, "state": "burning"}, format="json")
-    assert fire.status_code == 200, fire.content
-    fire_seq = Event.objects.filter(simulation_id=sid).order_by("-seq").values("seq")[0]["seq"]
+    fire_seq = _set_the_stove_on_fire(api, sid)
     _run(sid, 40)
-    reactions = Event.objects.filter(
-        simulation_id=sid,
-        agent=ISABELLA,
-        kind="agent.acting",
-        seq__gt=fire_seq,
-        payload__address=STOVE,
-        payload__action__icontains="fire",
-    )
-    assert reactions.exists(), list(
+    assert _fire_fought(sid, [ISABELLA], fire_seq).exists(), list(
         Event.objects.filter(
             simulation_id=sid, agent=ISABELLA, kind="agent.acting", seq__gt=fire_seq
         ).values_list("payload__action", flat=True)
     )
-    states = {row["address"]: row["state"] for row in api.get(f"{base}/objects/").json()["results"]}
-    assert states.get(STOVE) != "burning"
+    assert _stove_state(api, sid) != "burning"
     saw = api.get(f"{base}/residents/{ISABELLA}/memories/?kind=observation&text=burning")
     assert saw.json()["count"] >= 1
 
@@ -143,37 +132,42 @@ def test_a_fire_breaks_off_a_conversation_and_a_second_fire_is_news(api: APIClie
     assert all(a.chatting_with and a.busy_until_step > step for a in talking), [
         (a.name, a.chatting_with, a.busy_until_step, step) for a in talking
     ]
-    fire = api.put(f"{base}/objects/", {"address": STOVE, "state": "burning"}, format="json")
-    assert fire.status_code == 200, fire.content
-    fire_seq = Event.objects.filter(simulation_id=sid).order_by("-seq").values("seq")[0]["seq"]
+    fire_seq = _set_the_stove_on_fire(api, sid)
     _run(sid, 3)
-    assert Event.objects.filter(
-        simulation_id=sid,
-        agent__in=[ISABELLA, KLAUS],
-        kind="agent.acting",
-        seq__gt=fire_seq,
-        payload__address=STOVE,
-        payload__action__icontains="fire",
-    ).exists()
+    assert _fire_fought(sid, [ISABELLA, KLAUS], fire_seq).exists()
     _run(sid, 30)
-    states = {row["address"]: row["state"] for row in api.get(f"{base}/objects/").json()["results"]}
-    assert states.get(STOVE) != "burning"
+    assert _stove_state(api, sid) != "burning"
 
     # It catches fire again minutes later: news again to those who saw the first fire.
-    again = api.put(f"{base}/objects/", {"address": STOVE, "state": "burning"}, format="json")
-    assert again.status_code == 200, again.content
-    again_seq = Event.objects.filter(simulation_id=sid).order_by("-seq").values("seq")[0]["seq"]
+    again_seq = _set_the_stove_on_fire(api, sid)
     _run(sid, 30)
-    assert Event.objects.filter(
-        simulation_id=sid,
-        agent__in=[ISABELLA, KLAUS],
+    assert _fire_fought(sid, [ISABELLA, KLAUS], again_seq).exists()
+    assert _stove_state(api, sid) != "burning"
+
+
+def _set_the_stove_on_fire(api: APIClient, simulation_id: int) -> int:
+    """A user sets the stove burning; the seq of the last event of the log then."""
+    url = f"/api/simulations/{simulation_id}/objects/"
+    fire = api.put(url, {"address": STOVE, "state": "burning"}, format="json")
+    assert fire.status_code == 200, fire.content
+    return int(Event.objects.filter(simulation_id=simulation_id).latest("seq").seq)
+
+
+def _fire_fought(simulation_id: int, residents: list[str], since_seq: int) -> Any:
+    """The actions at the stove about its fire that these residents took after `since_seq`."""
+    return Event.objects.filter(
+        simulation_id=simulation_id,
+        agent__in=residents,
         kind="agent.acting",
-        seq__gt=again_seq,
+        seq__gt=since_seq,
         payload__address=STOVE,
         payload__action__icontains="fire",
-    ).exists()
-    states = {row["address"]: row["state"] for row in api.get(f"{base}/objects/").json()["results"]}
-    assert states.get(STOVE) != "burning"
+    )
+
+
+def _stove_state(api: APIClient, simulation_id: int) -> str | None:
+    rows = api.get(f"/api/simulations/{simulation_id}/objects/").json()["results"]
+    return {row["address"]: row["state"] for row in rows}.get(STOVE)
 
 
 def _alone_in_cafe(simulation_id: int) -> bool:
