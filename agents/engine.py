@@ -30,12 +30,13 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import close_old_connections, connection, transaction
-from django.db.models import F
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from memories.services import memories_embed
@@ -514,6 +515,35 @@ def _hand_on_lost_tick(simulation_id: int, step: int) -> None:
     ).exists():
         log.warning("simulation %s: tick %s sent again after a redelivery", simulation_id, step + 1)
         _send_on_commit("tick", simulation_id, step + 1)
+
+
+def runs_resume_stalled(*, stall_seconds: float) -> list[int]:
+    """Send the tick again of every running simulation that made no progress (no event, no
+    stored decision) for `stall_seconds`: its tick was lost. Once per stalled step, by
+    whichever worker's watchdog gets there first; a duplicate tick finds its work done."""
+    cutoff = timezone.now() - timedelta(seconds=stall_seconds)
+    newest_event = Event.objects.filter(simulation=OuterRef("pk")).order_by("-seq")
+    newest_decision = Decision.objects.filter(simulation=OuterRef("pk")).order_by("-created_at")
+    stalled = (
+        Simulation.objects.filter(status=SimulationStatus.RUNNING, run_started_at__lt=cutoff)
+        .annotate(
+            event_at=Subquery(newest_event.values("created_at")[:1]),
+            decided_at=Subquery(newest_decision.values("created_at")[:1]),
+        )
+        .filter(Q(event_at__isnull=True) | Q(event_at__lt=cutoff))
+        .filter(Q(decided_at__isnull=True) | Q(decided_at__lt=cutoff))
+        .values_list("pk", "step")
+    )
+    resent = []
+    for simulation_id, step in stalled:
+        key = f"smallville:stalled:{simulation_id}:{step}"
+        if cache.add(key, 1, timeout=max(1, int(stall_seconds))):
+            log.warning(
+                "simulation %s: no progress at step %s; its tick sent again", simulation_id, step
+            )
+            _enqueue["tick"](simulation_id, step)
+            resent.append(simulation_id)
+    return resent
 
 
 def _commit_later(simulation_id: int, step: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 
 from . import engine
 
@@ -27,6 +28,12 @@ def agent_steps(simulation_id: int, step: int, names: list[str]) -> None:
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, name="agents.tick_commit")
 def tick_commit(self: Any, simulation_id: int, step: int) -> None:
     engine.tick_commit(simulation_id=simulation_id, step=step, redelivered=_redelivered(self))
+
+
+@shared_task(name="agents.runs_watch")
+def runs_watch() -> None:
+    """Sent by every worker's watchdog (smallville_project/celery.py)."""
+    engine.runs_resume_stalled(stall_seconds=settings.SMALLVILLE_STALL_SECONDS)
 
 
 engine.enqueue_register("tick", lambda sim, step: tick.delay(sim, step))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from celery import Celery
+from celery import Celery, bootsteps
 from celery.signals import task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
@@ -22,3 +22,21 @@ def _connections_check(**_: Any) -> None:
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+class Watchdog(bootsteps.StartStopStep):
+    """Every SMALLVILLE_WATCHDOG_SECONDS the worker asks itself (a task, so the database
+    is only used by the pool) to resume running simulations whose tick was lost."""
+
+    requires = ("celery.worker.components:Timer",)
+
+    def start(self, worker: Any) -> None:
+        from django.conf import settings
+
+        worker.timer.call_repeatedly(
+            settings.SMALLVILLE_WATCHDOG_SECONDS,
+            lambda: app.send_task("agents.runs_watch", queue=app.conf.task_default_queue),
+        )
+
+
+app.steps["worker"].add(Watchdog)

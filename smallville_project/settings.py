@@ -167,6 +167,15 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_throttle": int(os.environ.get("SMALLVILLE_RESTORE_THROTTLE", "6")),
 }
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# A running simulation whose log has not grown for this long lost its tick (the Redis
+# transport can lose a message a worker was killed while fetching): every worker checks
+# each SMALLVILLE_WATCHDOG_SECONDS and sends that tick again.
+SMALLVILLE_STALL_SECONDS = int(
+    os.environ.get(
+        "SMALLVILLE_STALL_SECONDS", CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    )
+)
+SMALLVILLE_WATCHDOG_SECONDS = float(os.environ.get("SMALLVILLE_WATCHDOG_SECONDS", "60"))
 # Celery's Django fixup closes the database connections around every task unless this is
 # set; a new connection (a new Postgres backend with cold caches) per tick cost ~40% of a
 # 25-agent tick. Connections are still closed when unusable or older than CONN_MAX_AGE

@@ -91,3 +91,23 @@ def test_ten_concurrent_run_requests_run_one_chain_of_ticks(user: User) -> None:
     assert steps_in_log_order == sorted(steps_in_log_order), "two ticks interleaved"
     stepped = [row[5]["step"] for row in log_of(simulation, kind="simulation.stepped")]
     assert stepped == list(range(1, 26))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_whose_tick_was_lost_is_resumed_by_the_workers_watchdog(user: User) -> None:
+    """The run is claimed but its tick never reaches a worker (the Redis transport can lose
+    a message a worker was killed while fetching): the worker's watchdog finds the run
+    stalled and sends the tick again, and the run completes with the same log."""
+    reference = engine.simulation_run_inline(simulation=_new(user), steps=5)
+    simulation = _new(user)
+    stall = {"SMALLVILLE_STALL_SECONDS": "2", "SMALLVILLE_WATCHDOG_SECONDS": "0.5"}
+    with celery_worker(SMALLVILLE_SHARD_SIZE="1", **stall):
+        engine._enqueue["tick"], saved = (lambda *args: None), engine._enqueue["tick"]
+        try:
+            engine.simulation_run(simulation=simulation, steps=5)  # the tick is lost
+        finally:
+            engine._enqueue["tick"] = saved
+        assert _reload(simulation).step == 0
+        wait_for(lambda: _reload(simulation).status == SimulationStatus.IDLE, 60, "the run")
+    assert simulation.step == 5
+    assert log_of(simulation, seq__gt=1) == log_of(reference, seq__gt=1)

@@ -23,12 +23,15 @@ def test_database_url() -> str:
 
 @contextmanager
 def celery_worker(**extra_env: str) -> Iterator[WorkerProcess]:
-    """A worker that redelivers a dead worker's tasks after 3 s instead of minutes."""
+    """A worker that redelivers a dead worker's tasks after 3 s instead of minutes..."""
     env = {
         "DATABASE_URL": test_database_url(),
         "SMALLVILLE_VISIBILITY_TIMEOUT": "3",
         "SMALLVILLE_RESTORE_INTERVAL": "1",
         "SMALLVILLE_RESTORE_THROTTLE": "1",
+        # ... and resumes a run whose tick was lost within seconds, not minutes.
+        "SMALLVILLE_STALL_SECONDS": "5",
+        "SMALLVILLE_WATCHDOG_SECONDS": "1",
         **extra_env,
     }
     with private_worker(env) as worker:
