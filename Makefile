@@ -27,6 +27,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports
 
 schema: migrate
 	$(PY) manage.py spectacular --fail-on-warn --validate --file /dev/null

@@ -13,8 +13,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from world.admin import ModelAdmin
+from world.models import Agent
 
-from .models import Agent, Conversation, ObjectState, PlanItem
+from .models import Conversation, ObjectState, PlanItem
 from .selectors import PlanNode, conversation_list, plan_items_current, plan_tree
 
 _M = TypeVar("_M", bound=Model)

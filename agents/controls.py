@@ -15,12 +15,15 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from llm.importance import importance_rate
+from llm.inputs import agent_identity
+from llm.port import llm_run
 from memories.models import Memory, MemoryKind
 from memories.retrieval import memory_rows
 from memories.selectors import memory_retrieval
 from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
 from world.eventlog import EventDraft, events_append
-from world.models import Event, Location, LocationKind, Simulation
+from world.models import Agent, Event, Location, LocationKind, Simulation
 from world.paths import (
     NotWalkable,
     UnknownAddress,
@@ -36,10 +39,7 @@ from .cognition import StepContext
 from .cognition.paper import reply_line
 from .cognition.prompts import INTERVIEW
 from .engine import agents_at_commit, commit_hook_register, decision_stand_still
-from .llm.importance import importance_rate
-from .llm.inputs import agent_identity
-from .llm.port import llm_run
-from .models import Agent, Conversation, Interview
+from .models import Conversation, Interview
 from .projections import (
     AGENT_ACTING,
     AGENT_CONTROL,

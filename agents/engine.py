@@ -39,16 +39,16 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 
+from llm.models import ModelCall
 from memories.services import memories_embed
 from world.eventlog import EventDraft, events_append
-from world.models import Event, Simulation, SimulationStatus
+from world.models import Agent, Event, Simulation, SimulationStatus
 from world.projections import SIMULATION_STEPPED
 from world.selectors import town_cached
 from world.services import simulation_set_status
 
 from .cognition import Cognition, StepContext, cognition_for
-from .llm.models import ModelCall
-from .models import Agent, Decision
+from .models import Decision
 
 log = logging.getLogger(__name__)
 

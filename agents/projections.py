@@ -12,9 +12,9 @@ from django.db.models import F, Max
 from django.forms.models import model_to_dict
 
 from world.eventlog import projection_register
-from world.models import Event, Simulation
+from world.models import Agent, Event, Simulation
 
-from .models import Agent, Conversation, Interview, ObjectState, PlanItem, PlanLevel
+from .models import Conversation, Interview, ObjectState, PlanItem, PlanLevel
 
 AGENT_CREATED = "agent.created"
 AGENT_MOVED = "agent.moved"

@@ -8,9 +8,9 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 
-from world.models import Simulation
+from world.models import Agent, Simulation
 
-from .models import Agent, Conversation, PlanItem
+from .models import Conversation, PlanItem
 
 
 @dataclass

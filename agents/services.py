@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from llm.importance import importance_rate
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
 from world.eventlog import EventDraft, events_append
@@ -16,7 +17,6 @@ from world.projections import SIMULATION_CREATED
 from world.towns import town_get_or_import
 
 from .bases import base_load
-from .llm.importance import importance_rate
 from .projections import AGENT_CREATED
 
 

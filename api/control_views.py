@@ -23,10 +23,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents import controls
-from agents.llm.errors import BudgetExhausted, ModelCallFailed
-from agents.models import Agent, Conversation, Interview, ObjectState
+from agents.models import Conversation, Interview, ObjectState
+from llm.errors import BudgetExhausted, ModelCallFailed
 from memories.selectors import memories_by_id
-from world.models import Simulation
+from world.models import Agent, Simulation
 from world.selectors import address_at, simulation_get, town_cached
 
 from .cognition_serializers import ConversationDetailSerializer

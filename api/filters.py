@@ -12,8 +12,7 @@ from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from agents.models import Agent
-from world.models import Event, Location, LocationKind
+from world.models import Agent, Event, Location, LocationKind
 
 
 class IntegerFilter(django_filters.NumberFilter):

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from agents.llm.models import ModelCall
+from llm.models import ModelCall
 
 
 class AttemptSerializer(serializers.Serializer[Any]):

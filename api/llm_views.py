@@ -14,8 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.llm.models import ModelCall
-from agents.llm.selectors import model_call_list, model_call_summary
+from llm.models import ModelCall
+from llm.selectors import model_call_list, model_call_summary
 from world.models import Simulation
 from world.selectors import simulation_get
 

@@ -17,8 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.llm.errors import BudgetExhausted
-from agents.models import Agent
+from llm.errors import BudgetExhausted
 from memories.embeddings import EmbeddingError
 from memories.models import Memory, MemoryKind
 from memories.retrieval import Mode
@@ -31,7 +30,7 @@ from memories.selectors import (
     memory_retrieval,
 )
 from memories.services import memories_touch
-from world.models import Simulation
+from world.models import Agent, Simulation
 from world.selectors import simulation_get
 
 from .errors import BudgetSpent, ErrorSerializer, error_responses

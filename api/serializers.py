@@ -8,8 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.bases import BASES
-from agents.models import Agent
-from world.models import Event, Location, Simulation, SimulationStatus, Town
+from world.models import Agent, Event, Location, Simulation, SimulationStatus, Town
 
 MAX_SEED = 2**31 - 1
 MAX_SEC_PER_STEP = 3600

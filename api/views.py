@@ -30,11 +30,10 @@ from rest_framework.throttling import BaseThrottle
 
 from agents import engine
 from agents.bases import UnknownBase
-from agents.models import Agent
 from agents.services import simulation_create_from_base
 from world import paths
 from world.eventlog import simulation_fork
-from world.models import Event, Location, LocationKind, Simulation, Town
+from world.models import Agent, Event, Location, LocationKind, Simulation, Town
 from world.selectors import address_at, event_list, location_list, simulation_list, town_list
 
 from .control_views import NewcomerCreateMixin

@@ -32,11 +32,11 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.db.models import Count, Max, Sum  # noqa: E402
 
 from agents.engine import simulation_run, simulation_run_inline  # noqa: E402
-from agents.llm.models import ModelCall  # noqa: E402
 from agents.services import simulation_create_from_base  # noqa: E402
 from agents.workerproc import private_worker  # noqa: E402
 from bench.fake_model import FakeModelServer  # noqa: E402
 from bench.machine import stamp  # noqa: E402
+from llm.models import ModelCall  # noqa: E402
 from memories.models import Memory, MemoryKind  # noqa: E402
 from world.models import Simulation, SimulationStatus  # noqa: E402
 

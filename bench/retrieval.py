@@ -159,10 +159,13 @@ from django.contrib.auth.models import User  # noqa: E402 - needs django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from agents.models import Agent  # noqa: E402
 from memories import retrieval  # noqa: E402
 from memories.retrieval import PRESETS, Mode, memories_retrieve  # noqa: E402
-from world.models import Simulation, Town  # noqa: E402
+from world.models import (  # noqa: E402
+    Agent,
+    Simulation,
+    Town,
+)
 
 WEIGHTS = PRESETS["paper"]
 

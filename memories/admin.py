@@ -16,9 +16,8 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from agents.models import Agent
 from world.admin import ModelAdmin
-from world.models import Simulation
+from world.models import Agent, Simulation
 
 from .embeddings import EmbeddingError
 from .models import Evidence, Memory

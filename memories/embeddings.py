@@ -31,6 +31,8 @@ import openai
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from llm.services import model_call_admit, model_call_complete
+from llm.tokens import count_tokens
 from world.models import Simulation
 
 from .models import EMBEDDING_DIMENSIONS, EmbeddingCache
@@ -266,9 +268,6 @@ def _request(
     the simulation's budget, so a run's cost includes its embeddings."""
     if not embedder.billed:
         return embedder.embed(texts, kind)
-    from agents.llm.services import model_call_admit, model_call_complete
-    from agents.llm.tokens import count_tokens
-
     call = model_call_admit(
         simulation=simulation,
         agent=None,

@@ -26,7 +26,7 @@ class Memory(models.Model):
     simulation = models.ForeignKey(
         "world.Simulation", on_delete=models.CASCADE, related_name="memories"
     )
-    agent = models.ForeignKey("agents.Agent", on_delete=models.CASCADE, related_name="memories")
+    agent = models.ForeignKey("world.Agent", on_delete=models.CASCADE, related_name="memories")
     number = models.PositiveIntegerField()
     kind = models.CharField(max_length=20, choices=MemoryKind.choices)
     description = models.TextField()

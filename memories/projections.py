@@ -18,7 +18,7 @@ from django.db import connection
 from django.db.models import OuterRef, Subquery
 
 from world.eventlog import projection_register
-from world.models import Event, Simulation
+from world.models import Agent, Event, Simulation
 
 from .models import EmbeddingCache, Evidence, Memory
 
@@ -43,7 +43,6 @@ class MemoryProjection:
         Memory.objects.filter(simulation=simulation).delete()
 
     def apply(self, simulation: Simulation, events: Sequence[Event]) -> None:
-        from agents.models import Agent  # the projection runs once apps are loaded
 
         agent_ids = dict(Agent.objects.filter(simulation=simulation).values_list("name", "id"))
         created = [e for e in events if e.kind == MEMORY_CREATED]
@@ -86,7 +85,7 @@ class MemoryProjection:
             ).values_list("id", "number", "depth"):
                 known[(agent_id, number)] = (pk, depth)
 
-        from agents.models import Agent
+        from world.models import Agent
 
         # Numbers continue each agent's count in log order, so a rebuild assigns the same;
         # each agent's largest is one probe of its (agent, number) index.

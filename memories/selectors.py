@@ -18,7 +18,7 @@ from .models import Evidence, Memory
 from .retrieval import Mode, Scored, Weights, memories_retrieve, weights_for
 
 if TYPE_CHECKING:
-    from agents.models import Agent
+    from world.models import Agent
 
 # Reflections cite earlier memories, so the tree is finite and acyclic by construction;
 # the limit keeps a corrupted table from turning a read into an unbounded walk.

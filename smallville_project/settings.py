@@ -46,7 +46,7 @@ INSTALLED_APPS = [
     "world",
     "memories",
     "agents",
-    "agents.llm",
+    "llm",
     "agents.reflection",
     "api",
 ]

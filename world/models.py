@@ -156,3 +156,83 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.kind} {self.agent}".strip()
+
+
+class Agent(models.Model):
+    """A resident of a simulation: identity, parameters and current state.
+
+    The row is the projection of the agent events (written by `agents.projections`); it
+    lives in `world` so that every layer above (the ledger, the memory stream, cognition)
+    can key to it without importing the agents layer. Its table keeps its first name.
+    """
+
+    simulation = models.ForeignKey(Simulation, on_delete=models.CASCADE, related_name="agents")
+    name = models.CharField(max_length=200)
+    first_name = models.CharField(max_length=100)
+    last_name = models.CharField(max_length=100)
+    age = models.PositiveIntegerField(null=True, blank=True)
+    innate = models.TextField(blank=True, default="", help_text="innate traits")
+    learned = models.TextField(blank=True, default="")
+    currently = models.TextField(blank=True, default="")
+    lifestyle = models.TextField(blank=True, default="")
+    living_area = models.CharField(max_length=600, blank=True, default="")
+    daily_plan_requirement = models.TextField(blank=True, default="")
+    # Parameters of perception, retrieval and reflection (the persona's values).
+    vision_radius = models.PositiveIntegerField(default=8)
+    attention_bandwidth = models.PositiveIntegerField(default=8)
+    retention = models.PositiveIntegerField(default=8)
+    recency_decay = models.FloatField(default=0.995)
+    reflection_threshold = models.PositiveIntegerField(default=150)
+    # State.
+    tile_x = models.IntegerField()
+    tile_y = models.IntegerField()
+    spatial_memory = models.JSONField(
+        default=dict, help_text="places the agent knows: {world: {sector: {arena: [objects]}}}"
+    )
+    spatial_version = models.PositiveIntegerField(
+        default=0, help_text="counts changes of the spatial memory (workers cache it by this)"
+    )
+    seed_statements = models.JSONField(default=list, help_text="whisper CSV, one per memory")
+    user_controlled = models.BooleanField(default=False)
+    # What the agent is doing (set by cognition through events).
+    destination = models.CharField(max_length=600, blank=True, default="")
+    path = models.JSONField(default=list, blank=True, help_text="tiles still to walk")
+    action = models.CharField(max_length=400, blank=True, default="")
+    busy_until_step = models.PositiveIntegerField(default=0)
+    recent_observations = models.JSONField(
+        default=list, blank=True, help_text="the last `retention` things perceived"
+    )
+    action_emoji = models.CharField(max_length=20, blank=True, default="")
+    action_address = models.CharField(max_length=600, blank=True, default="")
+    action_spo = models.JSONField(
+        default=list, blank=True, help_text="(subject, predicate, object) of the action"
+    )
+    action_start_step = models.PositiveIntegerField(default=0)
+    chatting_with = models.CharField(max_length=200, blank=True, default="")
+    chat_cooldowns = models.JSONField(
+        default=dict, blank=True, help_text="partner -> step before which they do not talk again"
+    )
+    # Cognition's cached reads.
+    summary = models.TextField(blank=True, default="", help_text="summary description")
+    summary_date = models.DateField(null=True, blank=True)
+    plan_date = models.DateField(null=True, blank=True, help_text="sim day of the day plan")
+    # Reflection trigger: importance of observations since the last reflection.
+    pending_thought = models.TextField(
+        blank=True, default="", help_text="an inner-voice statement not yet acted on"
+    )
+    importance_since_reflection = models.PositiveIntegerField(default=0)
+    reflection_due_step = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        db_table = "agents_agent"
+        ordering = ["simulation", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["simulation", "name"], name="agent_unique_name")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def tile(self) -> tuple[int, int]:
+        return self.tile_x, self.tile_y

@@ -16,10 +16,8 @@ from functools import cached_property
 from typing import Protocol
 
 from world.eventlog import EventDraft
-from world.models import Simulation, Town
+from world.models import Agent, Simulation, Town
 from world.selectors import arena_addresses
-
-from ..models import Agent
 
 
 @dataclass

@@ -10,10 +10,9 @@ from __future__ import annotations
 from functools import cache
 
 from world.eventlog import EventDraft
-from world.models import Location, LocationKind, Town
+from world.models import Agent, Location, LocationKind, Town
 from world.paths import Unreachable, path_to_location
 
-from ..models import Agent
 from ..projections import AGENT_ARRIVED, AGENT_HEADED, AGENT_MOVED, AGENT_PERCEIVED
 from . import StepContext
 

@@ -13,8 +13,8 @@ import random
 import re
 from dataclasses import dataclass
 
-from agents.llm.importance import importance_offline
-from agents.llm.tasks import Inputs
+from llm.importance import importance_offline
+from llm.tasks import Inputs
 
 _TIME = re.compile(r"(\d{1,2})(?::(\d{2}))?\s*(am|pm)", re.IGNORECASE)
 

@@ -19,17 +19,17 @@ from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
-from agents.llm.inputs import agent_identity
-from agents.llm.port import llm_run
+from llm.inputs import agent_identity
+from llm.port import llm_run
 from memories.embeddings import embed_query
 from memories.models import Memory, MemoryKind
 from memories.retrieval import memories_retrieve, weights_for
 from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
 from world.eventlog import EventDraft
-from world.models import Location
+from world.models import Agent, Location
 from world.paths import NotWalkable, UnknownAddress, Unreachable, path_to_location
 
-from ..models import Agent, PlanItem, PlanLevel
+from ..models import PlanItem, PlanLevel
 from ..projections import (
     AGENT_ACTING,
     AGENT_CHAT_COOLDOWN,

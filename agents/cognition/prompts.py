@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.llm.tasks import Inputs, PromptTask, task_register
+from llm.tasks import Inputs, PromptTask, task_register
 
 from . import offline
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.llm.importance import importance_offline
-from agents.llm.tasks import Inputs, PromptTask, task_register
+from llm.importance import importance_offline
+from llm.tasks import Inputs, PromptTask, task_register
 
 QUESTIONS_PER_REFLECTION = 3
 INSIGHTS_PER_QUESTION = 5

@@ -22,14 +22,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.llm.port import llm_run
-from agents.models import Agent
+from llm.port import llm_run
 from memories.embeddings import embed_query
 from memories.models import Memory, MemoryKind
 from memories.retrieval import memories_retrieve, weights_for
 from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
 from world.eventlog import EventDraft
-from world.models import Simulation
+from world.models import Agent, Simulation
 
 from .prompts import INSIGHTS, QUESTIONS, Insight, numbered
 

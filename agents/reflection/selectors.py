@@ -9,7 +9,6 @@ from typing import Any
 
 from django.db.models import Count, Max
 
-from agents.models import Agent
 from agents.projections import REFLECTION_DONE
 from memories.models import Memory, MemoryKind
 from memories.retrieval import Scored
@@ -19,7 +18,7 @@ from memories.selectors import (
     memory_evidence_tree,
     memory_retrieval,
 )
-from world.models import Event, Simulation
+from world.models import Agent, Event, Simulation
 
 # Retrieval over reflections only: every other kind is left out.
 _NOT_REFLECTIONS = tuple(kind for kind in MemoryKind.values if kind != MemoryKind.REFLECTION)

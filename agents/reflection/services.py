@@ -37,17 +37,16 @@ from django.db.models import F
 from django.utils import timezone
 
 from agents import engine
-from agents.llm.errors import BudgetExhausted
-from agents.models import Agent
 from agents.projections import (
     MEMORY_CREATED,
     PERCEIVED_KINDS,
     REFLECTION_DONE,
     REFLECTION_REQUESTED,
 )
+from llm.errors import BudgetExhausted
 from memories.models import MemoryKind
 from world.eventlog import EventDraft
-from world.models import Event, Simulation
+from world.models import Agent, Event, Simulation
 
 from .models import JobStatus, ReflectionJob
 from .reflect import reflection_compute

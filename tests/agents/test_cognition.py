@@ -9,10 +9,10 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents import engine
-from agents.llm.models import ModelCall
-from agents.llm.tasks import task_get
 from agents.models import PlanItem, PlanLevel
 from agents.services import simulation_create_from_base
+from llm.models import ModelCall
+from llm.tasks import task_get
 from memories.models import Memory, MemoryKind
 from world.eventlog import simulation_rebuild, simulation_snapshot
 from world.models import Event, Location, Simulation

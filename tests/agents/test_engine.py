@@ -12,10 +12,10 @@ from django.contrib.auth.models import User
 from agents import engine
 from agents.cognition import StepContext, cognition_register
 from agents.cognition.minimal import MinimalCognition
-from agents.models import Agent, Decision
+from agents.models import Decision
 from agents.services import simulation_create_from_base
 from world.eventlog import EventDraft, simulation_fork, simulation_rebuild, simulation_snapshot
-from world.models import Event, Simulation, SimulationStatus
+from world.models import Agent, Event, Simulation, SimulationStatus
 
 N3 = "base_the_ville_isabella_maria_klaus"
 

@@ -48,6 +48,6 @@ def error_of(response: Any) -> dict[str, Any]:
 
 
 def counts() -> tuple[int, int, int]:
-    from agents.models import Agent
+    from world.models import Agent
 
     return Simulation.objects.count(), Event.objects.count(), Agent.objects.count()

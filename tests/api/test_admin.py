@@ -8,8 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from agents.models import Agent
-from world.models import Event, Location, Town
+from world.models import Agent, Event, Location, Town
 
 from . import advance, create
 
@@ -18,7 +17,7 @@ CHANGELISTS = [
     "admin:world_location_changelist",
     "admin:world_simulation_changelist",
     "admin:world_event_changelist",
-    "admin:agents_agent_changelist",
+    "admin:world_agent_changelist",
 ]
 
 
@@ -60,7 +59,7 @@ def test_staff_sees_change_pages(staff: Client, simulation_id: int, ville: Town)
         reverse("admin:world_town_change", args=[ville.pk]),
         reverse("admin:world_location_change", args=[place.pk]),
         reverse("admin:world_simulation_change", args=[simulation_id]),
-        reverse("admin:agents_agent_change", args=[agent.pk]),
+        reverse("admin:world_agent_change", args=[agent.pk]),
     ):
         assert staff.get(url).status_code == 200, url
 

@@ -10,13 +10,13 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from agents.models import Agent, Conversation, ObjectState, PlanItem
-from world.models import Simulation
+from agents.models import Conversation, ObjectState, PlanItem
+from world.models import Agent, Simulation
 
 from ..api import create
 from . import ISABELLA, stage
 
-MODELS = ["agent", "planitem", "conversation", "objectstate"]
+MODELS = ["world_agent", "agents_planitem", "agents_conversation", "agents_objectstate"]
 
 
 @pytest.fixture
@@ -33,10 +33,10 @@ def _get(client: Client, url: str) -> str:
 @pytest.mark.django_db
 def test_staff_sees_changelists(staff: Client, staged: Simulation) -> None:
     for model in MODELS:
-        url = reverse(f"admin:agents_{model}_changelist")
+        url = reverse(f"admin:{model}_changelist")
         for query in ("", "?q=cafe", "?o=2", f"?simulation__id__exact={staged.pk}"):
             _get(staff, url + query)
-    agents = _get(staff, reverse("admin:agents_agent_changelist"))
+    agents = _get(staff, reverse("admin:world_agent_changelist"))
     assert "🍽️ serving customers" in agents and "the Ville:Hobbs Cafe:cafe" in agents
     plans = _get(staff, reverse("admin:agents_planitem_changelist") + "?level=action&superseded=1")
     assert "wiping the tables" in plans and "taking orders" not in plans
@@ -50,7 +50,7 @@ def test_staff_sees_changelists(staff: Client, staged: Simulation) -> None:
 def test_agent_changelist_queries_do_not_grow_with_agents(
     staff: Client, api: APIClient, staged: Simulation
 ) -> None:
-    url = reverse("admin:agents_agent_changelist")
+    url = reverse("admin:world_agent_changelist")
 
     def queries() -> int:
         with CaptureQueriesContext(connection) as captured:
@@ -66,7 +66,7 @@ def test_agent_changelist_queries_do_not_grow_with_agents(
 @pytest.mark.django_db
 def test_staff_sees_change_pages(staff: Client, staged: Simulation) -> None:
     isabella = Agent.objects.get(simulation=staged, name=ISABELLA)
-    page = _get(staff, reverse("admin:agents_agent_change", args=[isabella.pk]))
+    page = _get(staff, reverse("admin:world_agent_change", args=[isabella.pk]))
     assert "<strong>11:30 (15 min) 🍽️ serving customers</strong>" in page
     assert "wiping the tables" not in page  # superseded
     first = Conversation.objects.get(simulation=staged, number=1)
@@ -85,7 +85,7 @@ def test_nobody_writes(staff: Client, staged: Simulation) -> None:
     item = PlanItem.objects.filter(simulation=staged).first()
     assert item is not None
     for model in MODELS:
-        assert staff.get(reverse(f"admin:agents_{model}_add")).status_code == 403
+        assert staff.get(reverse(f"admin:{model}_add")).status_code == 403
     assert staff.get(reverse("admin:agents_planitem_delete", args=[item.pk])).status_code == 403
     changed = staff.post(
         reverse("admin:agents_planitem_change", args=[item.pk]), {"description": "x"}
@@ -101,7 +101,7 @@ def test_non_staff_is_sent_to_login(user: User, staged: Simulation) -> None:
     client.force_login(user)
     talk = Conversation.objects.get(simulation=staged, number=1)
     for url in [
-        *(reverse(f"admin:agents_{model}_changelist") for model in MODELS),
+        *(reverse(f"admin:{model}_changelist") for model in MODELS),
         reverse("admin:agents_conversation_change", args=[talk.pk]),
     ]:
         response = client.get(url)

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from agents.models import Agent
+from world.models import Agent
 
 from ..api import error_of
 from . import ISABELLA, KLAUS, stage

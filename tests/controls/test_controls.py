@@ -9,9 +9,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from agents import engine
-from agents.models import Agent, Interview, ObjectState
+from agents.models import Interview, ObjectState
 from memories.models import Memory, MemoryKind
-from world.models import Event, Simulation, SimulationStatus
+from world.models import Agent, Event, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
 from ..api import create, error_of

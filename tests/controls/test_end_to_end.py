@@ -12,8 +12,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from agents import engine
-from agents.models import Agent, Conversation
-from world.models import Event, Simulation
+from agents.models import Conversation
+from world.models import Agent, Event, Simulation
 from world.selectors import address_at, town_cached
 
 ISABELLA = "Isabella Rodriguez"

@@ -9,9 +9,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from agents.llm.importance import importance_rate
-from agents.llm.port import ModelUnavailable
 from agents.services import residents_seed_memories
+from llm.importance import importance_rate
+from llm.port import ModelUnavailable
 from world.models import Simulation
 
 from .fake_openai import FakeOpenAI, error, ok

@@ -8,15 +8,14 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from agents.llm.importance import importance_rate
-from agents.llm.models import ModelCall, ModelUsage
-from agents.llm.port import BudgetExhausted, ModelCallInTransaction, ModelUnavailable
-from agents.llm.selectors import model_call_summary
-from agents.models import Agent
 from agents.services import residents_seed_memories
+from llm.importance import importance_rate
+from llm.models import ModelCall, ModelUsage
+from llm.port import BudgetExhausted, ModelCallInTransaction, ModelUnavailable
+from llm.selectors import model_call_summary
 from memories.models import Memory
 from world.eventlog import EventDraft, events_append
-from world.models import Event, Simulation, SimulationStatus
+from world.models import Agent, Event, Simulation, SimulationStatus
 
 from .conftest import unseeded_simulation
 from .fake_openai import FakeOpenAI, error

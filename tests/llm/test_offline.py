@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.llm.backends import OFFLINE_MODEL, message_list
-from agents.llm.importance import IMPORTANCE, Importance, importance_rate
-from agents.llm.inputs import agent_identity
-from agents.llm.models import ModelCall
-from agents.llm.port import llm_run
-from agents.llm.tokens import count_message_tokens, count_tokens
+from llm.backends import OFFLINE_MODEL, message_list
+from llm.importance import IMPORTANCE, Importance, importance_rate
+from llm.inputs import agent_identity
+from llm.models import ModelCall
+from llm.port import llm_run
+from llm.tokens import count_message_tokens, count_tokens
 from world.models import Simulation
 
 MUNDANE = [

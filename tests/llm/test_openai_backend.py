@@ -13,23 +13,23 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from agents.llm.backends import (
+from llm.backends import (
     LLMConfig,
     ModelRequest,
     _strict_compatible,
     backend_get,
     message_list,
 )
-from agents.llm.importance import IMPORTANCE, Importance
-from agents.llm.models import ModelCall
-from agents.llm.port import (
+from llm.importance import IMPORTANCE, Importance
+from llm.models import ModelCall
+from llm.port import (
     ModelCallFailed,
     ModelOutputInvalid,
     ModelRequestRejected,
     ModelUnavailable,
     llm_run,
 )
-from agents.llm.tokens import count_message_tokens, count_tokens
+from llm.tokens import count_message_tokens, count_tokens
 from world.models import Simulation
 
 from .fake_openai import FakeOpenAI, error, ok, slow

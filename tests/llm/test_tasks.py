@@ -9,16 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from agents.llm.errors import TaskInputError, UnknownTask
-from agents.llm.importance import IMPORTANCE
-from agents.llm.tasks import (
+from llm.errors import TaskInputError, UnknownTask
+from llm.importance import IMPORTANCE
+from llm.tasks import (
     TEMPLATES_DIR,
     PromptTask,
     task_get,
     task_list,
     task_register,
 )
-from agents.llm.tokens import count_message_tokens, count_tokens
+from llm.tokens import count_message_tokens, count_tokens
 
 INPUTS = {"agent_name": "Klaus Mueller", "agent_identity": "Name: Klaus", "memory": "x"}
 

@@ -10,11 +10,10 @@ from django.urls import reverse
 from django.utils.html import escape
 from rest_framework.test import APIClient
 
-from agents.models import Agent
 from memories.models import Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create
 from tests.api import advance, create
-from world.models import Event, Simulation
+from world.models import Agent, Event, Simulation
 
 ISABELLA = "Isabella Rodriguez"
 CHANGELIST = "admin:memories_memory_changelist"

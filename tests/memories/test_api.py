@@ -10,13 +10,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from agents.models import Agent
 from memories.models import Evidence, Memory, MemoryKind
 from memories.projections import MEMORY_TOUCHED
 from memories.selectors import memory_evidence_tree
 from memories.services import MemoryDraft, memories_create
 from tests.api import N25, advance, create, error_of
-from world.models import Event, Simulation
+from world.models import Agent, Event, Simulation
 
 ISABELLA = "Isabella Rodriguez"
 PARTY = "You are excited to be planning a Valentine's Day party"

@@ -175,8 +175,8 @@ def test_unknown_backend_is_a_configuration_error(settings: Any) -> None:
 def test_a_servers_embeddings_are_model_calls_in_the_ledger_and_the_budget(
     user: User, openai_embeddings: FakeOpenAI
 ) -> None:
-    from agents.llm.errors import BudgetExhausted
-    from agents.llm.models import ModelCall, ModelUsage
+    from llm.errors import BudgetExhausted
+    from llm.models import ModelCall, ModelUsage
 
     simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
     seeded = ModelCall.objects.filter(simulation=simulation, task="embedding").count()
@@ -204,7 +204,7 @@ def test_a_servers_embeddings_are_model_calls_in_the_ledger_and_the_budget(
 def test_a_failed_embedding_request_is_in_the_ledger_with_its_error(
     openai_embeddings: FakeOpenAI, settings: Any
 ) -> None:
-    from agents.llm.models import ModelCall
+    from llm.models import ModelCall
 
     settings.SMALLVILLE_LLM_MAX_RETRIES = 0
     openai_embeddings.embedding_errors = 1
@@ -221,7 +221,7 @@ def test_retrieval_with_a_spent_budget_is_a_409_not_a_500(
     retrieve and why endpoints answer 409 with the reason, and nothing is embedded."""
     from rest_framework.test import APIClient
 
-    from agents.llm.models import ModelUsage
+    from llm.models import ModelUsage
 
     simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
     used = ModelUsage.objects.get(simulation=simulation).calls

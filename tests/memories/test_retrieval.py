@@ -10,11 +10,11 @@ from django.contrib.auth.models import User
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.models import Agent
 from agents.services import simulation_create_from_base
 from memories import retrieval
 from memories.models import Memory, MemoryKind
 from memories.retrieval import Mode, Weights, memories_retrieve
+from world.models import Agent
 
 
 def oracle(

@@ -11,12 +11,11 @@ from django.contrib.auth.models import User
 
 from agents.cognition import StepContext, cognition_register
 from agents.cognition.minimal import MinimalCognition
-from agents.models import Agent
 from agents.services import simulation_create_from_base
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memory_event_drafts
 from world.eventlog import EventDraft
-from world.models import Event, Simulation
+from world.models import Agent, Event, Simulation
 
 from .fake_model import FakeModel
 

@@ -10,12 +10,12 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents import engine
-from agents.llm.errors import ModelUnavailable
-from agents.llm.port import llm_run
 from agents.projections import REFLECTION_DONE
 from agents.reflection import reflect, services, tasks
 from agents.reflection.models import JobStatus, ReflectionJob
 from agents.reflection.prompts import QUESTIONS
+from llm.errors import ModelUnavailable
+from llm.port import llm_run
 from memories.models import Evidence, Memory, MemoryKind
 from world.models import Event, SimulationStatus
 

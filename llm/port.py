@@ -30,8 +30,7 @@ from typing import Any, overload
 from django.db import transaction
 from pydantic import BaseModel
 
-from agents.models import Agent
-from world.models import Simulation
+from world.models import Agent, Simulation
 
 from .backends import Attempt, BackendResult, ModelRequest, backend_get, message_list
 from .errors import (

@@ -14,8 +14,7 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
-from agents.models import Agent
-from world.models import Simulation, SimulationStatus
+from world.models import Agent, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
 from .errors import BudgetExhausted

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.models import Agent
+from world.models import Agent
 
 
 def agent_identity(agent: Agent) -> str:

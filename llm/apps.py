@@ -4,7 +4,7 @@ from django.apps import AppConfig
 
 
 class LlmConfig(AppConfig):
-    name = "agents.llm"
+    name = "llm"
     label = "llm"
     verbose_name = "Language models"
     default_auto_field = "django.db.models.BigAutoField"

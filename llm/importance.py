@@ -13,8 +13,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.models import Agent
-from world.models import Simulation
+from world.models import Agent, Simulation
 
 from .inputs import agent_identity
 from .port import llm_run

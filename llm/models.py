@@ -22,7 +22,7 @@ class ModelCall(models.Model):
         related_name="model_calls",
     )
     agent = models.ForeignKey(
-        "agents.Agent",
+        "world.Agent",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
