@@ -1,0 +1,389 @@
+"""The agents layer's events: every kind, its payload type, and the one builder of each.
+
+Cognition, controls and reflection build events only through these functions, so a
+payload has one shape wherever it is made. Which projection applies each kind:
+
+- `agents.projections.AgentProjection` (`Agent` rows): `agent.*`, `object.state`,
+  `reflection.*`, and `memory.created` of what an agent perceives (its importance counts
+  toward reflection);
+- `agents.projections.CognitionProjection` (plans, conversations, interviews, object
+  states): `plan.*`, `conversation.held`, `interview.answered`, `object.state`.
+
+`memory.*` kinds are the memory stream's (`memories.events`), `simulation.*` the world's
+(`world.events`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypedDict
+
+from world.eventlog import EventDraft
+
+AGENT_CREATED = "agent.created"
+AGENT_MOVED = "agent.moved"
+AGENT_HEADED = "agent.headed"
+AGENT_ARRIVED = "agent.arrived"
+AGENT_PERCEIVED = "agent.perceived"
+AGENT_ACTING = "agent.acting"
+AGENT_SUMMARIZED = "agent.summarized"
+AGENT_CHAT_COOLDOWN = "agent.chat_cooldown"
+AGENT_DAY_PLANNED = "agent.day_planned"
+AGENT_LEARNED = "agent.learned"
+AGENT_WHISPERED = "agent.whispered"  # the inner voice: a thought to act on next step
+AGENT_THOUGHT_HANDLED = "agent.thought_handled"
+AGENT_CONTROL = "agent.control"  # a user takes or gives back control of an agent
+INTERVIEW_ANSWERED = "interview.answered"
+REFLECTION_REQUESTED = "reflection.requested"
+REFLECTION_DONE = "reflection.done"
+PLAN_MADE = "plan.made"
+PLAN_REVISED = "plan.revised"
+OBJECT_STATE = "object.state"
+CONVERSATION_HELD = "conversation.held"
+
+IDLE = "idle"  # an object's state when nobody uses it
+IDLE_STATES = ("", IDLE)  # what a user may write for it
+
+
+def is_idle(state: str) -> bool:
+    return state in IDLE_STATES
+
+
+Tile = Sequence[int]
+
+
+def _tiles(path: Iterable[Tile]) -> list[list[int]]:
+    return [[int(v) for v in tile] for tile in path]
+
+
+# --- payloads ----------------------------------------------------------------------------
+
+
+class MovedPayload(TypedDict):
+    tile: list[int]
+
+
+class HeadedPayload(TypedDict):
+    destination: str
+    path: list[list[int]]
+    action: str
+
+
+class ArrivedPayload(TypedDict):
+    action: str
+    busy_until_step: int
+
+
+class PerceivedPayload(TypedDict):
+    observations: list[str]
+
+
+class _ActingRequired(TypedDict):
+    action: str
+    emoji: str
+    address: str
+    spo: list[str]
+    start_step: int
+    end_step: int
+    path: list[list[int]]
+
+
+class ActingPayload(_ActingRequired, total=False):
+    chatting_with: str
+    conversation: str  # the initiator of the conversation this action belongs to
+
+
+class SummarizedPayload(TypedDict):
+    summary: str
+    date: str
+
+
+class DayPlannedPayload(TypedDict):
+    date: str
+
+
+class LearnedPayload(TypedDict):
+    sector: str
+    arena: str
+    objects: list[str]
+
+
+class WhisperedPayload(TypedDict):
+    statement: str
+
+
+class ControlPayload(TypedDict):
+    user_controlled: bool
+
+
+class _CooldownRequired(TypedDict):
+    partner: str
+    until_step: int
+
+
+class ChatCooldownPayload(_CooldownRequired, total=False):
+    conversation: str
+
+
+class _PlanItemRequired(TypedDict):
+    level: str
+    description: str
+    start: str
+    duration_minutes: int
+
+
+class PlanItemPayload(_PlanItemRequired, total=False):
+    address: str
+    emoji: str
+    spo: list[str]
+    parent: int  # the number of a plan row made earlier
+    parent_index: int  # the position of an item of the same event (from 0)
+    parent_start: str  # the start (ISO) of the parent hour block
+
+
+class PlanMadePayload(TypedDict):
+    items: list[PlanItemPayload]
+
+
+class ObjectStatePayload(TypedDict):
+    address: str
+    state: str
+
+
+class ConversationLine(TypedDict):
+    speaker: str
+    text: str
+
+
+class _ConversationRequired(TypedDict):
+    participants: list[str]
+    lines: list[ConversationLine]
+    summary: str
+    address: str
+
+
+class ConversationPayload(_ConversationRequired, total=False):
+    conversation: str
+
+
+class InterviewPayload(TypedDict):
+    session: str
+    persona: str
+    question: str
+    answer: str
+    remembered: bool
+
+
+class ReflectionRequestedPayload(TypedDict):
+    due_step: int
+    importance: int
+
+
+class ReflectionDonePayload(TypedDict, total=False):
+    due_step: int
+    questions: list[str]
+    reflections: int
+    dropped_citations: list[Any]
+    failed: bool
+    error: str
+
+
+# --- builders ----------------------------------------------------------------------------
+
+
+def _draft(kind: str, agent: str, payload: Mapping[str, Any]) -> EventDraft:
+    return EventDraft(kind=kind, agent=agent, payload=dict(payload))
+
+
+def agent_created(*, agent: str, identity: Mapping[str, Any], tile: Tile) -> EventDraft:
+    return _draft(AGENT_CREATED, agent, {**identity, "tile": [int(v) for v in tile]})
+
+
+def agent_moved(*, agent: str, tile: Tile) -> EventDraft:
+    return _draft(AGENT_MOVED, agent, MovedPayload(tile=[int(v) for v in tile]))
+
+
+def agent_headed(*, agent: str, destination: str, path: Iterable[Tile], action: str) -> EventDraft:
+    payload = HeadedPayload(destination=destination, path=_tiles(path), action=action)
+    return _draft(AGENT_HEADED, agent, payload)
+
+
+def agent_arrived(*, agent: str, action: str, busy_until_step: int) -> EventDraft:
+    payload = ArrivedPayload(action=action, busy_until_step=busy_until_step)
+    return _draft(AGENT_ARRIVED, agent, payload)
+
+
+def agent_perceived(*, agent: str, observations: list[str]) -> EventDraft:
+    return _draft(AGENT_PERCEIVED, agent, PerceivedPayload(observations=observations))
+
+
+def agent_acting(
+    *,
+    agent: str,
+    action: str,
+    emoji: str,
+    address: str,
+    spo: Sequence[str],
+    start_step: int,
+    end_step: int,
+    path: Iterable[Tile] = (),
+    chatting_with: str = "",
+    conversation: str = "",
+) -> EventDraft:
+    """What the agent does from `start_step` until `end_step`, walking `path` to `address`
+    first (the tiles after its own)."""
+    payload = ActingPayload(
+        action=action,
+        emoji=emoji,
+        address=address,
+        spo=list(spo),
+        start_step=start_step,
+        end_step=end_step,
+        path=_tiles(path),
+    )
+    if chatting_with:
+        payload["chatting_with"] = chatting_with
+    if conversation:
+        payload["conversation"] = conversation
+    return _draft(AGENT_ACTING, agent, payload)
+
+
+def agent_stand_still(*, agent: str, step: int, address: str) -> EventDraft:
+    """The agent stops where it is, doing nothing in particular (others see it idle)."""
+    return agent_acting(
+        agent=agent, action="", emoji="", address=address, spo=(), start_step=step, end_step=step
+    )
+
+
+def agent_summarized(*, agent: str, summary: str, date: str) -> EventDraft:
+    return _draft(AGENT_SUMMARIZED, agent, SummarizedPayload(summary=summary, date=date))
+
+
+def agent_day_planned(*, agent: str, date: str) -> EventDraft:
+    return _draft(AGENT_DAY_PLANNED, agent, DayPlannedPayload(date=date))
+
+
+def agent_learned(*, agent: str, sector: str, arena: str, objects: list[str]) -> EventDraft:
+    payload = LearnedPayload(sector=sector, arena=arena, objects=objects)
+    return _draft(AGENT_LEARNED, agent, payload)
+
+
+def agent_whispered(*, agent: str, statement: str) -> EventDraft:
+    return _draft(AGENT_WHISPERED, agent, WhisperedPayload(statement=statement))
+
+
+def agent_thought_handled(*, agent: str) -> EventDraft:
+    return _draft(AGENT_THOUGHT_HANDLED, agent, {})
+
+
+def agent_control(*, agent: str, user_controlled: bool) -> EventDraft:
+    return _draft(AGENT_CONTROL, agent, ControlPayload(user_controlled=user_controlled))
+
+
+def agent_chat_cooldown(
+    *, agent: str, partner: str, until_step: int, conversation: str = ""
+) -> EventDraft:
+    payload = ChatCooldownPayload(partner=partner, until_step=until_step)
+    if conversation:
+        payload["conversation"] = conversation
+    return _draft(AGENT_CHAT_COOLDOWN, agent, payload)
+
+
+def plan_item(
+    *,
+    level: str,
+    description: str,
+    start: datetime,
+    minutes: int,
+    address: str | None = None,
+    emoji: str | None = None,
+    spo: Sequence[str] | None = None,
+    parent_index: int | None = None,
+    parent_start: datetime | None = None,
+) -> PlanItemPayload:
+    """One node of a plan tree in a `plan.made` payload (only the given keys are set)."""
+    item = PlanItemPayload(
+        level=str(level), description=description, start=start.isoformat(), duration_minutes=minutes
+    )
+    if address is not None:
+        item["address"] = address
+    if emoji is not None:
+        item["emoji"] = emoji
+    if spo is not None:
+        item["spo"] = list(spo)
+    if parent_index is not None:
+        item["parent_index"] = parent_index
+    if parent_start is not None:
+        item["parent_start"] = parent_start.isoformat()
+    return item
+
+
+def plan_made(*, agent: str, items: list[PlanItemPayload]) -> EventDraft:
+    return _draft(PLAN_MADE, agent, PlanMadePayload(items=items))
+
+
+def plan_revised(*, agent: str, since: str, conversation: str = "") -> EventDraft:
+    """The agent's plan from sim time `since` (ISO) is superseded."""
+    payload: dict[str, str] = {"from": since}
+    if conversation:
+        payload["conversation"] = conversation
+    return _draft(PLAN_REVISED, agent, payload)
+
+
+def object_state(*, address: str, state: str, agent: str = "") -> EventDraft:
+    """An object's new state; a user's (no agent) idle word is stored as "idle"."""
+    return _draft(OBJECT_STATE, agent, ObjectStatePayload(address=address, state=state))
+
+
+def conversation_held(
+    *,
+    agent: str,
+    participants: list[str],
+    lines: list[ConversationLine],
+    summary: str,
+    address: str,
+    conversation: str = "",
+) -> EventDraft:
+    payload = ConversationPayload(
+        participants=participants, lines=lines, summary=summary, address=address
+    )
+    if conversation:
+        payload["conversation"] = conversation
+    return _draft(CONVERSATION_HELD, agent, payload)
+
+
+def interview_answered(
+    *, agent: str, session: str, persona: str, question: str, answer: str, remembered: bool
+) -> EventDraft:
+    payload = InterviewPayload(
+        session=session, persona=persona, question=question, answer=answer, remembered=remembered
+    )
+    return _draft(INTERVIEW_ANSWERED, agent, payload)
+
+
+def reflection_requested(*, agent: str, due_step: int, importance: int) -> EventDraft:
+    payload = ReflectionRequestedPayload(due_step=due_step, importance=importance)
+    return _draft(REFLECTION_REQUESTED, agent, payload)
+
+
+def reflection_done(
+    *,
+    agent: str,
+    due_step: int,
+    questions: list[str],
+    reflections: int,
+    dropped_citations: list[Any],
+) -> EventDraft:
+    payload = ReflectionDonePayload(
+        due_step=due_step,
+        questions=questions,
+        reflections=reflections,
+        dropped_citations=dropped_citations,
+    )
+    return _draft(REFLECTION_DONE, agent, payload)
+
+
+def reflection_failed(*, agent: str, due_step: int, error: str) -> EventDraft:
+    payload = ReflectionDonePayload(due_step=due_step, failed=True, error=error)
+    return _draft(REFLECTION_DONE, agent, payload)
