@@ -8,8 +8,10 @@ class AgentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Importing these registers the agent projections, the Celery routes of the tick
-        # engine, and the commit hooks that resolve conflicts between decisions (and keep a
-        # resident a user just took control of from walking off on its old plan).
-        from . import controls, projections, tasks  # noqa: F401
-        from .cognition import commit  # noqa: F401
+        from agents.projections import PROJECTIONS
+        from world.eventlog import projection_register
+
+        from . import tasks  # noqa: F401  the Celery tasks of the tick
+
+        for projection in PROJECTIONS:
+            projection_register(projection)

@@ -42,12 +42,20 @@ PLAN_REVISED = "plan.revised"
 OBJECT_STATE = "object.state"
 CONVERSATION_HELD = "conversation.held"
 
+# Memory kinds an agent perceives: their importance counts toward its next reflection.
+PERCEIVED_KINDS = ("observation", "conversation")
+
 IDLE = "idle"  # an object's state when nobody uses it
 IDLE_STATES = ("", IDLE)  # what a user may write for it
 
 
 def is_idle(state: str) -> bool:
     return state in IDLE_STATES
+
+
+def is_sleeping(action: str) -> bool:
+    """The one test of whether an action (or plan item) is sleep."""
+    return "sleep" in action.lower()
 
 
 Tile = Sequence[int]
@@ -340,13 +348,14 @@ def conversation_held(
     *,
     agent: str,
     participants: list[str],
-    lines: list[ConversationLine],
+    lines: Sequence[Mapping[str, str]],
     summary: str,
     address: str,
     conversation: str = "",
 ) -> EventDraft:
+    said = [ConversationLine(speaker=line["speaker"], text=line["text"]) for line in lines]
     payload = ConversationPayload(
-        participants=participants, lines=lines, summary=summary, address=address
+        participants=participants, lines=said, summary=summary, address=address
     )
     if conversation:
         payload["conversation"] = conversation

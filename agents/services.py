@@ -8,16 +8,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from agents.events import agent_created
 from llm.importance import importance_rate
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
-from world.eventlog import EventDraft, events_append
+from world.eventlog import events_append
+from world.events import simulation_created
 from world.models import Simulation
-from world.projections import SIMULATION_CREATED
 from world.towns import town_get_or_import
 
 from .bases import base_load
-from .projections import AGENT_CREATED
 
 
 def simulation_create_from_base(
@@ -32,7 +32,7 @@ def simulation_create_from_base(
 ) -> Simulation:
     """A new simulation of a shipped base; the simulation and its residents are events."""
     loaded = base_load(base)
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         town = town_get_or_import(loaded.town)
         simulation = Simulation.objects.create(
             owner=owner,
@@ -45,25 +45,18 @@ def simulation_create_from_base(
             config=config or {},
         )
         drafts = [
-            EventDraft(
-                kind=SIMULATION_CREATED,
-                payload={
-                    "name": simulation.name,
-                    "town": town.name,
-                    "base": base,
-                    "start_time": simulation.start_time.isoformat(),
-                    "sec_per_step": simulation.sec_per_step,
-                    "seed": seed,
-                    "config": simulation.config,
-                },
+            simulation_created(
+                name=simulation.name,
+                town=town.name,
+                base=base,
+                start_time=simulation.start_time.isoformat(),
+                sec_per_step=simulation.sec_per_step,
+                seed=seed,
+                config=simulation.config,
             )
         ]
         drafts += [
-            EventDraft(
-                kind=AGENT_CREATED,
-                agent=persona.name,
-                payload={**persona.identity, "tile": list(persona.tile)},
-            )
+            agent_created(agent=persona.name, identity=persona.identity, tile=persona.tile)
             for persona in loaded.personas
         ]
         events_append(simulation=simulation, drafts=drafts, step=0)

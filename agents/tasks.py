@@ -1,4 +1,5 @@
-"""Celery tasks of the tick engine: thin wrappers that take ids and call agents.engine."""
+"""Celery tasks of the tick engine (thin: take ids, call one service), and the broker that
+sends each unit of work of `agents.dispatch` to its task."""
 
 from __future__ import annotations
 
@@ -8,6 +9,11 @@ from celery import shared_task
 from django.conf import settings
 
 from . import engine
+from .dispatch import AgentSteps, Reflect, Tick, TickCommit, Work
+from .reflection.tasks import reflect, reflection_queue
+
+# A commit waiting for a reflection job asks again after this many seconds.
+COMMIT_RETRY_SECONDS = 0.25
 
 
 def _redelivered(task: Any) -> bool:
@@ -36,9 +42,18 @@ def runs_watch() -> None:
     engine.runs_resume_stalled(stall_seconds=settings.SMALLVILLE_STALL_SECONDS)
 
 
-engine.enqueue_register("tick", lambda sim, step: tick.delay(sim, step))
-engine.enqueue_register("agent_steps", lambda sim, step, names: agent_steps.delay(sim, step, names))
-engine.enqueue_register("tick_commit", lambda sim, step: tick_commit.delay(sim, step))
-engine.enqueue_register(
-    "tick_commit_later", lambda sim, step: tick_commit.apply_async((sim, step), countdown=0.25)
-)
+class CeleryBroker:
+    """The default broker (settings.SMALLVILLE_BROKER): each unit of work to its task."""
+
+    def send(self, work: Work) -> None:
+        match work:
+            case Tick(simulation_id, step):
+                tick.delay(simulation_id, step)
+            case AgentSteps(simulation_id, step, names):
+                agent_steps.delay(simulation_id, step, list(names))
+            case TickCommit(simulation_id, step, later=False):
+                tick_commit.delay(simulation_id, step)
+            case TickCommit(simulation_id, step, later=True):
+                tick_commit.apply_async((simulation_id, step), countdown=COMMIT_RETRY_SECONDS)
+            case Reflect(job_id):
+                reflect.apply_async((job_id,), queue=reflection_queue())

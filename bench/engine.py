@@ -23,7 +23,8 @@ django.setup()
 from django.contrib.auth.models import User  # noqa: E402
 
 from agents.engine import simulation_run, simulation_run_inline  # noqa: E402
-from agents.projections import AGENT_CREATED, IDENTITY_FIELDS  # noqa: E402
+from agents.events import AGENT_CREATED  # noqa: E402
+from agents.projections.residents import IDENTITY_FIELDS  # noqa: E402
 from agents.services import simulation_create_from_base  # noqa: E402
 from agents.workerproc import WorkerProcess, private_worker  # noqa: E402
 from bench.machine import stamp  # noqa: E402

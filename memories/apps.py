@@ -8,4 +8,7 @@ class MemoriesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import projections  # noqa: F401  registers the memory projection
+        from memories.projections import MemoryProjection
+        from world.eventlog import projection_register
+
+        projection_register(MemoryProjection())

@@ -17,13 +17,11 @@ import numpy as np
 from django.db import connection
 from django.db.models import OuterRef, Subquery
 
-from world.eventlog import projection_register
 from world.models import Agent, Event, Simulation
 
+from .events import MEMORY_CREATED, MEMORY_TOUCHED
 from .models import EmbeddingCache, Evidence, Memory
 
-MEMORY_CREATED = "memory.created"
-MEMORY_TOUCHED = "memory.touched"
 PASSAGE = "passage"
 
 
@@ -170,6 +168,3 @@ def _depth(known: dict[tuple[int, int], tuple[int, int]], agent_id: int, number:
             f"evidence cites memory {number} of agent {agent_id}, which does not exist"
         )
     return known[(agent_id, number)][1]
-
-
-projection_register(MemoryProjection())

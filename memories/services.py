@@ -10,8 +10,8 @@ from world.eventlog import EventDraft, events_append
 from world.models import Event, Simulation
 
 from .embeddings import embed_passages, embedder_get, embedding_model_claim, text_hash
+from .events import MEMORY_CREATED, memory_created, memory_touched
 from .models import MemoryKind
-from .projections import MEMORY_CREATED, MEMORY_TOUCHED
 
 
 @dataclass(frozen=True)
@@ -48,20 +48,17 @@ def memory_event_drafts(
     else:
         embedding_model_claim(simulation=simulation, model=embedder_get().name)
     return [
-        EventDraft(
-            kind=MEMORY_CREATED,
+        memory_created(
             agent=d.agent,
-            payload={
-                "kind": str(d.kind),
-                "description": d.description,
-                "subject": d.subject,
-                "predicate": d.predicate,
-                "object": d.object,
-                "importance": d.importance,
-                "evidence": list(d.evidence),
-                "embedding_model": simulation.embedding_model,
-                "embedding_hash": text_hash(d.description),
-            },
+            kind=d.kind,
+            description=d.description,
+            subject=d.subject,
+            predicate=d.predicate,
+            object=d.object,
+            importance=d.importance,
+            evidence=d.evidence,
+            embedding_model=simulation.embedding_model,
+            embedding_hash=text_hash(d.description),
         )
         for d in drafts
     ]
@@ -79,11 +76,7 @@ def memory_touch_drafts(*, agent: str, numbers: Iterable[int], at: datetime) -> 
     numbers = sorted(set(numbers))
     if not numbers:
         return []
-    return [
-        EventDraft(
-            kind=MEMORY_TOUCHED, agent=agent, payload={"numbers": numbers, "at": at.isoformat()}
-        )
-    ]
+    return [memory_touched(agent=agent, numbers=numbers, at=at)]
 
 
 def memories_create(

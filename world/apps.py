@@ -8,4 +8,8 @@ class WorldConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import projections  # noqa: F401  registers the simulation projection
+        from world.projections import SimulationProjection
+
+        from .eventlog import projection_register
+
+        projection_register(SimulationProjection())

@@ -6,11 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from .eventlog import projection_register
+from .events import SIMULATION_CREATED, SIMULATION_STEPPED
 from .models import Event, Simulation
-
-SIMULATION_CREATED = "simulation.created"
-SIMULATION_STEPPED = "simulation.stepped"
 
 
 class SimulationProjection:
@@ -45,6 +42,3 @@ class SimulationProjection:
         ).get(pk=simulation.pk)  # type: ignore[assignment]
         row["start_time"] = row["start_time"].isoformat()
         return row
-
-
-projection_register(SimulationProjection())

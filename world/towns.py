@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.db import transaction
 
+from .addresses import Address
 from .models import Location, LocationKind, Town
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "smallville"
@@ -186,7 +187,7 @@ def _build_location_tree(town: Town) -> None:
             town=town,
             parent=parents[address],
             kind=LocationKind.OBJECT,
-            name=address.rsplit(":", 1)[1],
+            name=Address.parse(address).object,
             address=address,
             tiles=tiles,
         )

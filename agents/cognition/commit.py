@@ -1,4 +1,4 @@
-"""Conflicts between the decisions of one step, resolved at the tick's commit.
+"""Commit rules of cognition: conflicts between the decisions of one step.
 
 Decisions are made in parallel from the same snapshot, so two residents may start a
 conversation with the same person, or take the same bed. In decision order (agent name):
@@ -9,20 +9,17 @@ dropped whole. A single-occupancy object goes to the first resident who takes it
 
 from __future__ import annotations
 
+from agents.events import AGENT_ACTING, AGENT_MOVED, CONVERSATION_HELD, OBJECT_STATE, PLAN_REVISED
 from world.eventlog import EventDraft
-from world.models import Simulation
 
-from ..engine import agents_at_commit, commit_hook_register
-from ..projections import AGENT_ACTING, AGENT_MOVED, CONVERSATION_HELD, OBJECT_STATE, PLAN_REVISED
+from ..commit_context import CommitContext
 from .paper import _single
 
 # Kinds of a resident's own decision that a conversation it is pulled into replaces.
 _DISPLACED = {AGENT_ACTING, AGENT_MOVED, OBJECT_STATE, PLAN_REVISED}
 
 
-def resolve_conversations(
-    simulation: Simulation, step: int, drafts: list[EventDraft]
-) -> list[EventDraft]:
+def resolve_conversations(context: CommitContext, drafts: list[EventDraft]) -> list[EventDraft]:
     engaged: dict[str, str] = {}  # participant -> initiator of the conversation that stands
     dropped: set[str] = set()
     for draft in drafts:
@@ -47,13 +44,11 @@ def resolve_conversations(
     return kept
 
 
-def resolve_occupancy(
-    simulation: Simulation, step: int, drafts: list[EventDraft]
-) -> list[EventDraft]:
+def resolve_occupancy(context: CommitContext, drafts: list[EventDraft]) -> list[EventDraft]:
     taken = {
         a.action_address: a.name
-        for a in agents_at_commit(simulation).values()
-        if a.busy_until_step > step and a.action_address and _single(a.action_address)
+        for a in context.agents.values()
+        if a.busy_until_step > context.step and a.action_address and _single(a.action_address)
     }
     kept = []
     late: set[str] = set()
@@ -69,7 +64,3 @@ def resolve_occupancy(
             continue
         kept.append(draft)
     return kept
-
-
-commit_hook_register(resolve_conversations)
-commit_hook_register(resolve_occupancy)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from functools import cache
 
+from agents.events import AGENT_ARRIVED, AGENT_HEADED, AGENT_MOVED, AGENT_PERCEIVED
 from world.eventlog import EventDraft
 from world.models import Agent, Location, LocationKind, Town
 from world.paths import Unreachable, path_to_location
 
-from ..projections import AGENT_ARRIVED, AGENT_HEADED, AGENT_MOVED, AGENT_PERCEIVED
 from . import StepContext
 
 STAY_STEPS = (30, 180)  # 5 to 30 sim minutes at 10 s a step

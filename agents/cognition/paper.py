@@ -19,18 +19,7 @@ from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
-from llm.inputs import agent_identity
-from llm.port import llm_run
-from memories.embeddings import embed_query
-from memories.models import Memory, MemoryKind
-from memories.retrieval import memories_retrieve, weights_for
-from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
-from world.eventlog import EventDraft
-from world.models import Agent, Location
-from world.paths import NotWalkable, UnknownAddress, Unreachable, path_to_location
-
-from ..models import PlanItem, PlanLevel
-from ..projections import (
+from agents.events import (
     AGENT_ACTING,
     AGENT_CHAT_COOLDOWN,
     AGENT_DAY_PLANNED,
@@ -44,6 +33,17 @@ from ..projections import (
     PLAN_MADE,
     PLAN_REVISED,
 )
+from llm.inputs import agent_identity
+from llm.port import llm_run
+from memories.embeddings import embed_query
+from memories.models import Memory, MemoryKind
+from memories.retrieval import memories_retrieve, weights_for
+from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
+from world.eventlog import EventDraft
+from world.models import Agent, Location
+from world.paths import NotWalkable, UnknownAddress, Unreachable, path_to_location
+
+from ..models import PlanItem, PlanLevel
 from . import StepContext
 from .prompts import (
     CONVERSATION_SUMMARY,

@@ -10,8 +10,4 @@ class ReflectionConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import (
-            prompts,  # noqa: F401  registers the reflection prompt tasks
-            services,  # noqa: F401  registers the commit hooks and the inline route
-            tasks,  # noqa: F401  registers the Celery route
-        )
+        from . import prompts  # noqa: F401  registers the reflection prompt tasks

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import Count, Max
 
-from agents.projections import REFLECTION_DONE
+from agents.events import REFLECTION_DONE
 from memories.models import Memory, MemoryKind
 from memories.retrieval import Scored
 from memories.selectors import (

@@ -36,18 +36,16 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from agents import engine
-from agents.projections import (
-    MEMORY_CREATED,
-    PERCEIVED_KINDS,
-    REFLECTION_DONE,
-    REFLECTION_REQUESTED,
-)
+from agents.events import PERCEIVED_KINDS, REFLECTION_REQUESTED
 from llm.errors import BudgetExhausted
+from memories.events import MEMORY_CREATED
 from memories.models import MemoryKind
 from world.eventlog import EventDraft
 from world.models import Agent, Event, Simulation
 
+from ..commit_context import CommitContext, NotReady
+from ..dispatch import Reflect, send_on_commit
+from ..events import reflection_done, reflection_failed, reflection_requested
 from .models import JobStatus, ReflectionJob
 from .reflect import reflection_compute
 
@@ -96,7 +94,7 @@ def reflection_job_request(*, simulation: Simulation, agent: str, due_step: int)
 def _send(job: ReflectionJob) -> None:
     job.sent_at = timezone.now()
     ReflectionJob.objects.filter(pk=job.pk).update(sent_at=job.sent_at)
-    engine._send_on_commit("reflect", job.pk)
+    send_on_commit(Reflect(job.pk))
 
 
 def reflection_job_attempt(*, job_id: int, final: bool, queue: str = "") -> bool:
@@ -169,16 +167,14 @@ def reflection_job_run_inline(job_id: int) -> None:
 # --- the hooks into the tick commit ----------------------------------------------------
 
 
-def reflection_commit_hook(
-    simulation: Simulation, step: int, drafts: list[EventDraft]
-) -> list[EventDraft]:
+def reflection_due(context: CommitContext, drafts: list[EventDraft]) -> list[EventDraft]:
     """Append the reflections due at this commit, then request the ones now triggered.
 
     `importance_since_reflection` counts from the last request, so observations made
     while a reflection was in flight count towards the next one.
     """
-    at = step + 1  # this commit appends its events at step + 1
-    agents = engine.agents_at_commit(simulation).values()
+    simulation, at = context.simulation, context.step + 1  # appended at step + 1
+    agents = context.agents.values()
     due = {
         a.name: a.reflection_due_step
         for a in agents
@@ -192,11 +188,7 @@ def reflection_commit_hook(
             added[draft.agent] += int(draft.payload["importance"])
     counted = {a.name: a.importance_since_reflection + added[a.name] for a in agents}
     requests = [
-        EventDraft(
-            kind=REFLECTION_REQUESTED,
-            agent=a.name,
-            payload={"due_step": at + 1, "importance": counted[a.name]},
-        )
+        reflection_requested(agent=a.name, due_step=at + 1, importance=counted[a.name])
         for a in agents
         if (a.reflection_due_step is None or a.name in due)  # none in flight, or just delivered
         and counted[a.name]
@@ -222,32 +214,28 @@ def _deliveries(simulation: Simulation, due: dict[str, int]) -> list[EventDraft]
             waiting.append(name)
         elif job.status == JobStatus.DONE:
             events += [EventDraft(**event) for event in job.result]
-            payload = {
-                "due_step": due_step,
-                "questions": job.questions,
-                "reflections": sum(
-                    1
-                    for e in job.result
-                    if e["kind"] == MEMORY_CREATED and e["payload"]["kind"] == MemoryKind.REFLECTION
-                ),
-                "dropped_citations": job.dropped_citations,
-            }
-            events.append(EventDraft(kind=REFLECTION_DONE, agent=name, payload=payload))
+            reflections = sum(
+                1
+                for e in job.result
+                if e["kind"] == MEMORY_CREATED and e["payload"]["kind"] == MemoryKind.REFLECTION
+            )
+            done = reflection_done(
+                agent=name,
+                due_step=due_step,
+                questions=job.questions,
+                reflections=reflections,
+                dropped_citations=job.dropped_citations,
+            )
+            events.append(done)
         elif job.status == JobStatus.FAILED:
             log.error("reflection of %s due at step %d failed: %s", name, due_step, job.error)
-            events.append(
-                EventDraft(
-                    kind=REFLECTION_DONE,
-                    agent=name,
-                    payload={"due_step": due_step, "failed": True, "error": job.error},
-                )
-            )
+            events.append(reflection_failed(agent=name, due_step=due_step, error=job.error))
         else:
             if job.sent_at is None or timezone.now() - job.sent_at > RESEND_AFTER:
                 _send(job)
             waiting.append(name)
     if waiting:
-        raise engine.NotReady(f"reflections of {', '.join(waiting)} are not done")
+        raise NotReady(f"reflections of {', '.join(waiting)} are not done")
     return events
 
 
@@ -263,8 +251,3 @@ def reflection_after_commit(simulation: Simulation, step: int, events: list[Even
             )
         except Exception:
             log.exception("could not send the reflection job of %s", event.agent)
-
-
-engine.commit_hook_register(reflection_commit_hook)
-engine.after_commit_register(reflection_after_commit)
-engine.inline_register("reflect", reflection_job_run_inline)

@@ -12,8 +12,6 @@ from typing import Any
 
 from celery import shared_task
 
-from agents import engine
-
 from . import services
 
 
@@ -33,8 +31,3 @@ def reflect(self: Any, job_id: int) -> None:
         raise self.retry(
             countdown=services.retry_delay(retries + 1), queue=queue or reflection_queue()
         )
-
-
-engine.enqueue_register(
-    "reflect", lambda job_id: reflect.apply_async((job_id,), queue=reflection_queue())
-)

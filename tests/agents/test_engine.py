@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,6 +11,7 @@ from django.contrib.auth.models import User
 from agents import engine
 from agents.cognition import StepContext, cognition_register
 from agents.cognition.minimal import MinimalCognition
+from agents.dispatch import Tick, TickCommit, Work
 from agents.models import Decision
 from agents.services import simulation_create_from_base
 from world.eventlog import EventDraft, simulation_fork, simulation_rebuild, simulation_snapshot
@@ -72,32 +72,19 @@ def test_walks_follow_known_places_on_walkable_tiles(user: User) -> None:
             assert walkable(town=simulation.town, tile=(x, y))
 
 
-@pytest.fixture
-def local_queue() -> Iterator[list[tuple[object, ...]]]:
-    """Record what the engine would enqueue instead of sending it to the broker."""
-    saved = dict(engine._enqueue)
-    sent: list[tuple[object, ...]] = []
-    engine.enqueue_register("tick", lambda *args: sent.append(("tick", *args)))
-    engine.enqueue_register("tick_commit", lambda *args: sent.append(("commit", *args)))
-    yield sent
-    engine._enqueue.update(saved)
-
-
 @pytest.mark.django_db(transaction=True)
-def test_agent_steps_twice_store_one_decision(
-    user: User, local_queue: list[tuple[object, ...]]
-) -> None:
+def test_agent_steps_twice_store_one_decision(user: User, sent_work: list[Work]) -> None:
     simulation = _new(user)
-    sent = local_queue
+    sent = sent_work
     engine.simulation_run(simulation=simulation, steps=1)
     names = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"]
     engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
     engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
     assert Decision.objects.filter(simulation=simulation).count() == 2
-    assert ("commit", simulation.pk, 0) not in sent
+    assert TickCommit(simulation.pk, 0) not in sent
     engine.agent_steps(simulation_id=simulation.pk, step=0, names=names)
     assert Decision.objects.filter(simulation=simulation).count() == 3
-    assert sent.count(("commit", simulation.pk, 0)) == 1
+    assert sent.count(TickCommit(simulation.pk, 0)) == 1
     engine.tick_commit(simulation_id=simulation.pk, step=0)
     engine.tick_commit(simulation_id=simulation.pk, step=0)  # a duplicate does nothing
     simulation.refresh_from_db()
@@ -108,7 +95,7 @@ def test_agent_steps_twice_store_one_decision(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_newcomer_joining_mid_step_stands_still_and_the_step_commits(
-    user: User, local_queue: list[tuple[object, ...]]
+    user: User, sent_work: list[Work]
 ) -> None:
     """A user steps into the town while a tick is in flight: the residents' decisions
     were asked for without it, so it stands still that step, and the step still commits
@@ -116,13 +103,13 @@ def test_a_newcomer_joining_mid_step_stands_still_and_the_step_commits(
     from agents.controls import newcomer_create
 
     simulation = _new(user)
-    sent = local_queue
+    sent = sent_work
     engine.simulation_run(simulation=simulation, steps=2)
     names = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"]
     engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
     newcomer_create(simulation=simulation, name="Ada Visitor", address="the Ville:Hobbs Cafe:cafe")
     engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[2:])
-    assert sent.count(("commit", simulation.pk, 0)) == 1
+    assert sent.count(TickCommit(simulation.pk, 0)) == 1
     engine.tick_commit(simulation_id=simulation.pk, step=0)
     engine.tick_start(simulation_id=simulation.pk, step=1)  # one shard: all four decided
     simulation.refresh_from_db()
@@ -136,23 +123,23 @@ def test_a_newcomer_joining_mid_step_stands_still_and_the_step_commits(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_redelivered_task_sends_the_tick_its_dead_worker_never_sent(
-    user: User, local_queue: list[tuple[object, ...]]
+    user: User, sent_work: list[Work]
 ) -> None:
     """A worker that dies between a tick's commit and sending the next tick leaves the run
     stalled unless the broker's redelivery of its task sends that tick again; a late
     duplicate delivered for the first time sends nothing (it would fork the chain)."""
     simulation = _new(user)
-    sent = local_queue
+    sent = sent_work
     engine.simulation_run(simulation=simulation, steps=3)
     engine.tick_start(simulation_id=simulation.pk, step=0)  # commits step 0
-    assert sent == [("tick", simulation.pk, 0), ("tick", simulation.pk, 1)]
+    assert sent == [Tick(simulation.pk, 0), Tick(simulation.pk, 1)]
     sent.clear()  # the worker died before the tick of step 1 reached the broker
     engine.tick_start(simulation_id=simulation.pk, step=0)
     engine.tick_commit(simulation_id=simulation.pk, step=0)
     assert sent == []
     engine.tick_start(simulation_id=simulation.pk, step=0, redelivered=True)
     engine.tick_commit(simulation_id=simulation.pk, step=0, redelivered=True)
-    assert sent == [("tick", simulation.pk, 1)] * 2
+    assert sent == [Tick(simulation.pk, 1)] * 2
     engine.tick_start(simulation_id=simulation.pk, step=1)
     engine.tick_start(simulation_id=simulation.pk, step=1)  # the second copy finds it done
     engine.tick_start(simulation_id=simulation.pk, step=2)

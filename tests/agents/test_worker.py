@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from agents import engine, tasks
+from agents.dispatch import RecordingBroker, broker_used
 from agents.services import simulation_create_from_base
 from world.models import Simulation, SimulationStatus
 
@@ -32,11 +33,8 @@ def test_agent_step_delivered_twice_is_applied_once(user: User) -> None:
     simulation = _new(user)
     with celery_worker(SMALLVILLE_SHARD_SIZE="1"):
         # Claim the run without its first tick, then deliver one agent-step task twice.
-        engine._enqueue["tick"], saved = (lambda *args: None), engine._enqueue["tick"]
-        try:
+        with broker_used(RecordingBroker()):
             engine.simulation_run(simulation=simulation, steps=1)
-        finally:
-            engine._enqueue["tick"] = saved
         names = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"]
         for _ in range(2):
             tasks.agent_steps.delay(simulation.pk, 0, names)
@@ -102,11 +100,8 @@ def test_a_run_whose_tick_was_lost_is_resumed_by_the_workers_watchdog(user: User
     simulation = _new(user)
     stall = {"SMALLVILLE_STALL_SECONDS": "2", "SMALLVILLE_WATCHDOG_SECONDS": "0.5"}
     with celery_worker(SMALLVILLE_SHARD_SIZE="1", **stall):
-        engine._enqueue["tick"], saved = (lambda *args: None), engine._enqueue["tick"]
-        try:
+        with broker_used(RecordingBroker()):
             engine.simulation_run(simulation=simulation, steps=5)  # the tick is lost
-        finally:
-            engine._enqueue["tick"] = saved
         assert _reload(simulation).step == 0
         wait_for(lambda: _reload(simulation).status == SimulationStatus.IDLE, 60, "the run")
     assert simulation.step == 5

@@ -6,10 +6,10 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from agents.projections import AGENT_MOVED
+from agents.events import AGENT_MOVED
 from world.eventlog import EventDraft, events_append
+from world.events import SIMULATION_STEPPED
 from world.models import Event, Simulation
-from world.projections import SIMULATION_STEPPED
 
 N25 = "base_the_ville_n25"
 N3 = "base_the_ville_isabella_maria_klaus"

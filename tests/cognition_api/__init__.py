@@ -11,13 +11,7 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from agents.projections import (
-    AGENT_ACTING,
-    CONVERSATION_HELD,
-    OBJECT_STATE,
-    PLAN_MADE,
-    PLAN_REVISED,
-)
+from agents.events import AGENT_ACTING, CONVERSATION_HELD, OBJECT_STATE, PLAN_MADE, PLAN_REVISED
 from world.eventlog import EventDraft, events_append
 from world.models import Simulation
 

@@ -382,7 +382,8 @@ def test_residents_perceive_and_remember_a_newcomer(api: APIClient, town: dict[s
 def test_a_step_decided_before_control_was_taken_does_not_walk_it_off(
     api: APIClient, town: dict[str, Any]
 ) -> None:
-    from agents.controls import drop_stale_actions
+    from agents.commit_context import CommitContext
+    from agents.controls.rules import drop_stale_actions
     from world.eventlog import EventDraft
 
     assert api.post(
@@ -396,7 +397,7 @@ def test_a_step_decided_before_control_was_taken_does_not_walk_it_off(
         EventDraft(kind="agent.acting", agent=ISABELLA, payload=walk),
         EventDraft(kind="agent.moved", agent=KLAUS, payload={"tile": [1, 2]}),
     ]
-    kept = drop_stale_actions(Simulation.objects.get(pk=town["id"]), 0, drafts)
+    kept = drop_stale_actions(CommitContext(Simulation.objects.get(pk=town["id"]), 0), drafts)
     assert kept == drafts[1:]
 
 
@@ -418,7 +419,8 @@ def test_a_second_go_within_a_step_does_not_make_the_agent_jump(
 ) -> None:
     """The step's move, decided along the first path, is dropped at the commit when the
     user sent the agent elsewhere meanwhile; a move along the current path is kept."""
-    from agents.controls import drop_stale_moves
+    from agents.commit_context import CommitContext
+    from agents.controls.rules import drop_stale_moves
     from world.eventlog import EventDraft
 
     klaus = _resident(town, KLAUS)
@@ -439,8 +441,8 @@ def test_a_second_go_within_a_step_does_not_make_the_agent_jump(
     stale = EventDraft(kind="agent.moved", agent=KLAUS, payload={"tile": old_head})
     current = EventDraft(kind="agent.moved", agent=KLAUS, payload={"tile": new_head})
     other = EventDraft(kind="agent.moved", agent=ISABELLA, payload={"tile": [3, 4]})
-    assert drop_stale_moves(simulation, 0, [stale, other]) == [other]
-    assert drop_stale_moves(simulation, 0, [current, other]) == [current, other]
+    assert drop_stale_moves(CommitContext(simulation, 0), [stale, other]) == [other]
+    assert drop_stale_moves(CommitContext(simulation, 0), [current, other]) == [current, other]
 
     engine.simulation_run_inline(simulation=simulation, steps=3)
     tiles = [agent.tile] + [

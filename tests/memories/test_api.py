@@ -10,8 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from memories.events import MEMORY_TOUCHED
 from memories.models import Evidence, Memory, MemoryKind
-from memories.projections import MEMORY_TOUCHED
 from memories.selectors import memory_evidence_tree
 from memories.services import MemoryDraft, memories_create
 from tests.api import N25, advance, create, error_of

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents import engine
-from agents.projections import REFLECTION_DONE
+from agents.events import REFLECTION_DONE
 from agents.reflection.models import JobStatus, ReflectionJob
 from agents.reflection.prompts import Insight
 from agents.reflection.reflect import insights_cited

@@ -3,14 +3,14 @@ the commit of the due step waits for the job."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 
 from agents import engine
-from agents.projections import REFLECTION_DONE
+from agents.dispatch import Reflect, TickCommit, Work
+from agents.events import REFLECTION_DONE
 from agents.reflection import reflect, services, tasks
 from agents.reflection.models import JobStatus, ReflectionJob
 from agents.reflection.prompts import QUESTIONS
@@ -89,34 +89,22 @@ def test_a_job_that_keeps_failing_logs_no_reflection_and_the_run_goes_on(
     _no_orphans(later)
 
 
-@pytest.fixture
-def local_queue() -> Iterator[list[tuple[Any, ...]]]:
-    """Record what the engine sends instead of sending it to the broker."""
-    saved = dict(engine._enqueue)
-    sent: list[tuple[Any, ...]] = []
-    for name in ("tick", "tick_commit", "tick_commit_later", "reflect"):
-        engine.enqueue_register(name, lambda *args, name=name: sent.append((name, *args)))
-    yield sent
-    engine._enqueue.clear()
-    engine._enqueue.update(saved)
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_due_commit_waits_for_the_job_and_the_task_retries(
-    user: User, monkeypatch: pytest.MonkeyPatch, local_queue: list[tuple[Any, ...]]
+    user: User, monkeypatch: pytest.MonkeyPatch, sent_work: list[Work]
 ) -> None:
     simulation = observed(user)
     engine.simulation_run(simulation=simulation, steps=3)
     engine.tick_start(simulation_id=simulation.pk, step=0)  # commits step 1: the request
     job = ReflectionJob.objects.get(simulation=simulation, agent=KLAUS)
-    assert ("reflect", job.pk) in local_queue
+    assert Reflect(job.pk) in sent_work
     assert (job.requested_step, job.due_step, job.status) == (1, 2, JobStatus.PENDING)
 
     # Tick 1's agent steps are decided, but its commit waits for the job.
     engine.tick_start(simulation_id=simulation.pk, step=1)
     simulation.refresh_from_db()
     assert simulation.step == 1
-    assert local_queue[-1] == ("tick_commit_later", simulation.pk, 1)
+    assert sent_work[-1] == TickCommit(simulation.pk, 1, later=True)
 
     # The Celery task: two failed attempts are retried (eagerly here), the third stores it.
     flaky = Flaky(failing={1, 2})

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents import engine
-from agents.projections import REFLECTION_DONE, REFLECTION_REQUESTED
+from agents.events import REFLECTION_DONE, REFLECTION_REQUESTED
 from agents.reflection.models import JobStatus, ReflectionJob
 from agents.reflection.selectors import reflection_stats
 from memories.models import Evidence, Memory, MemoryKind

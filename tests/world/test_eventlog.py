@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from agents.projections import AGENT_MOVED
+from agents.events import AGENT_MOVED
 from agents.services import simulation_create_from_base
 from world.eventlog import (
     EventDraft,
@@ -17,8 +17,8 @@ from world.eventlog import (
     simulation_rebuild,
     simulation_snapshot,
 )
+from world.events import SIMULATION_STEPPED
 from world.models import Event, Simulation
-from world.projections import SIMULATION_STEPPED
 
 
 def _event_rows(simulation: Simulation, **filters: object) -> list[tuple[object, ...]]:

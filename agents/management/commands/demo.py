@@ -11,9 +11,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from agents.bases import base_load
 from agents.engine import simulation_progress, simulation_run
-from agents.projections import AGENT_ACTING, AGENT_ARRIVED, AGENT_HEADED, AGENT_PERCEIVED
+from agents.events import AGENT_ACTING, AGENT_ARRIVED, AGENT_HEADED, AGENT_PERCEIVED
 from agents.services import simulation_create_from_base
 from agents.workerproc import private_worker
+from world.addresses import Address
 from world.models import Location, LocationKind, Simulation, SimulationStatus, Town
 from world.paths import grid_stats, path_between_locations
 from world.selectors import address_at
@@ -25,7 +26,7 @@ PATH_TO = "the Ville:Hobbs Cafe:cafe"
 
 
 def short(address: str) -> str:
-    return address.split(":", 1)[1] if ":" in address else address
+    return Address.parse(address).below_world or address
 
 
 class Command(BaseCommand):
@@ -79,7 +80,7 @@ class Command(BaseCommand):
                         f"  {event.sim_time:%H:%M}  {event.agent:<20} sees " + "; ".join(people)
                     )
                 continue
-            place = short(":".join(event.payload["address"].split(":")[:3]))
+            place = short(Address.parse(event.payload["address"]).arena_address)
             chat = event.payload.get("chatting_with")
             if where.get(event.agent) == place and not chat:
                 continue

@@ -1,42 +1,39 @@
-"""Projection of the agent events onto `Agent` rows."""
+"""The residents' projection: agent events onto `world.Agent` rows."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, Max
+from django.db.models import F
 from django.forms.models import model_to_dict
 
-from world.eventlog import projection_register
+from agents.events import (
+    AGENT_ACTING,
+    AGENT_ARRIVED,
+    AGENT_CHAT_COOLDOWN,
+    AGENT_CONTROL,
+    AGENT_CREATED,
+    AGENT_DAY_PLANNED,
+    AGENT_HEADED,
+    AGENT_LEARNED,
+    AGENT_MOVED,
+    AGENT_PERCEIVED,
+    AGENT_SUMMARIZED,
+    AGENT_THOUGHT_HANDLED,
+    AGENT_WHISPERED,
+    OBJECT_STATE,
+    PERCEIVED_KINDS,
+    REFLECTION_DONE,
+    REFLECTION_REQUESTED,
+    is_idle,
+)
+from memories.events import MEMORY_CREATED
+from world.addresses import Address
 from world.models import Agent, Event, Simulation
-
-from .models import Conversation, Interview, ObjectState, PlanItem, PlanLevel
-
-AGENT_CREATED = "agent.created"
-AGENT_MOVED = "agent.moved"
-AGENT_HEADED = "agent.headed"
-AGENT_ARRIVED = "agent.arrived"
-AGENT_PERCEIVED = "agent.perceived"
-AGENT_ACTING = "agent.acting"
-AGENT_SUMMARIZED = "agent.summarized"
-AGENT_CHAT_COOLDOWN = "agent.chat_cooldown"
-AGENT_DAY_PLANNED = "agent.day_planned"
-AGENT_LEARNED = "agent.learned"
-AGENT_WHISPERED = "agent.whispered"  # the inner voice: a thought to act on next step
-AGENT_THOUGHT_HANDLED = "agent.thought_handled"
-AGENT_CONTROL = "agent.control"  # a user takes or gives back control of an agent
-INTERVIEW_ANSWERED = "interview.answered"
-REFLECTION_REQUESTED = "reflection.requested"
-REFLECTION_DONE = "reflection.done"
-MEMORY_CREATED = "memory.created"  # owned by memories; agents count observations' importance
-PLAN_MADE = "plan.made"
-PLAN_REVISED = "plan.revised"
-OBJECT_STATE = "object.state"
-CONVERSATION_HELD = "conversation.held"
 
 IDENTITY_FIELDS = (
     "first_name",
@@ -155,7 +152,6 @@ def _chat_cooldown(agent: Agent, p: dict[str, Any]) -> None:
 
 # What adds up to the reflection trigger: what the agent perceives, as the paper says,
 # and (as the reference code does) what it hears in conversations.
-PERCEIVED_KINDS = ("observation", "conversation")
 
 
 def _observed(agent: Agent, p: dict[str, Any]) -> None:
@@ -241,17 +237,13 @@ def _iso(value: date) -> str:
 
 
 def _set_by_a_user(event: Event) -> bool:
-    return (
-        event.kind == OBJECT_STATE
-        and not event.agent
-        and event.payload["state"] not in ("", "idle")
-    )
+    return event.kind == OBJECT_STATE and not event.agent and not is_idle(event.payload["state"])
 
 
 def _news_again(agents: Iterable[Agent], payload: dict[str, Any]) -> None:
     """An object state set in words by a user (the stove burns again) is news to whoever
     saw the same state a while ago: it leaves the observations perception skips."""
-    seen = f"{payload['address'].rsplit(':', 1)[-1]} is {payload['state']}"
+    seen = f"{Address.parse(payload['address']).leaf} is {payload['state']}"
     for agent in agents:
         if seen in agent.recent_observations:
             agent.recent_observations = [o for o in agent.recent_observations if o != seen]
@@ -323,177 +315,3 @@ class AgentProjection:
             model_to_dict(agent, exclude=["id", "simulation"])
             for agent in Agent.objects.filter(simulation=simulation).order_by("name")
         ]
-
-
-projection_register(AgentProjection())
-
-
-class CognitionProjection:
-    """Plans, object states and conversations."""
-
-    name = "cognition"
-    order = 30
-    kinds = frozenset(
-        {PLAN_MADE, PLAN_REVISED, OBJECT_STATE, CONVERSATION_HELD, INTERVIEW_ANSWERED}
-    )
-
-    def reset(self, simulation: Simulation) -> None:
-        PlanItem.objects.filter(simulation=simulation).delete()
-        ObjectState.objects.filter(simulation=simulation).delete()
-        Conversation.objects.filter(simulation=simulation).delete()
-        Interview.objects.filter(simulation=simulation).delete()
-
-    def apply(self, simulation: Simulation, events: Sequence[Event]) -> None:
-        for event in events:
-            if event.kind == PLAN_MADE:
-                self._plan(simulation, event)
-            elif event.kind == PLAN_REVISED:
-                # A reaction re-plans from now: actions still ahead are dropped and the
-                # current block is decomposed again when the reaction is over.
-                since = datetime.fromisoformat(event.payload["from"])
-                ahead = [
-                    item.pk
-                    for item in PlanItem.objects.filter(
-                        simulation=simulation,
-                        agent__name=event.agent,
-                        level=PlanLevel.ACTION,
-                        superseded=False,
-                        start__gte=since - timedelta(hours=1),
-                    )
-                    if item.start + timedelta(minutes=item.duration_minutes) > since
-                ]
-                PlanItem.objects.filter(pk__in=ahead).update(superseded=True)
-            elif event.kind == OBJECT_STATE:
-                self._object(simulation, event)
-            elif event.kind == INTERVIEW_ANSWERED:
-                p = event.payload
-                Interview.objects.create(
-                    simulation=simulation,
-                    agent=Agent.objects.get(simulation=simulation, name=event.agent),
-                    number=Interview.objects.filter(simulation=simulation).count() + 1,
-                    session=p["session"],
-                    persona=p["persona"],
-                    question=p["question"],
-                    answer=p["answer"],
-                    remembered=p.get("remembered", False),
-                    step=event.step,
-                    sim_time=event.sim_time,
-                )
-            else:
-                number = Conversation.objects.filter(simulation=simulation).count() + 1
-                Conversation.objects.create(
-                    simulation=simulation,
-                    number=number,
-                    participants=event.payload["participants"],
-                    lines=event.payload["lines"],
-                    summary=event.payload.get("summary", ""),
-                    address=event.payload.get("address", ""),
-                    step=event.step,
-                    started=event.sim_time,
-                )
-
-    def _plan(self, simulation: Simulation, event: Event) -> None:
-        """Items in order; `parent` is an existing item's number, `parent_index` one of
-        this event's items."""
-        agent = Agent.objects.get(simulation=simulation, name=event.agent)
-        top = PlanItem.objects.filter(agent=agent).aggregate(top=Max("number"))["top"] or 0
-        parents = {
-            item.number: item
-            for item in PlanItem.objects.filter(
-                agent=agent,
-                number__in=[i["parent"] for i in event.payload["items"] if i.get("parent")],
-            )
-        }
-        blocks: dict[str, PlanItem | None] = {}  # parent_start -> that hour block
-
-        def block(start: str) -> PlanItem | None:
-            if start not in blocks:
-                blocks[start] = (
-                    PlanItem.objects.filter(
-                        agent=agent,
-                        level=PlanLevel.HOUR,
-                        superseded=False,
-                        start=datetime.fromisoformat(start),
-                    )
-                    .order_by("-number")
-                    .first()
-                )
-            return blocks[start]
-
-        rows: list[PlanItem] = []
-        for offset, item in enumerate(event.payload["items"], start=1):
-            parent = parents.get(item.get("parent") or 0)
-            if item.get("parent_start"):
-                parent = block(item["parent_start"])
-            spo = item.get("spo") or ["", "", ""]
-            rows.append(
-                PlanItem(
-                    simulation=simulation,
-                    agent=agent,
-                    number=top + offset,
-                    level=item["level"],
-                    parent=parent,
-                    description=item["description"],
-                    address=item.get("address", ""),
-                    start=datetime.fromisoformat(item["start"]),
-                    duration_minutes=item["duration_minutes"],
-                    emoji=item.get("emoji", ""),
-                    subject=spo[0],
-                    predicate=spo[1],
-                    object=spo[2],
-                )
-            )
-        # Insert in waves, each row once the item it names by `parent_index` has its id.
-        within = [item.get("parent_index") for item in event.payload["items"]]
-        pending = list(range(len(rows)))
-        while pending:
-            ready = [i for i in pending if within[i] is None or rows[within[i]].pk is not None]
-            for i in ready:
-                if within[i] is not None:
-                    rows[i].parent = rows[within[i]]
-            PlanItem.objects.bulk_create([rows[i] for i in ready])
-            pending = [i for i in pending if i not in ready]
-
-    def _object(self, simulation: Simulation, event: Event) -> None:
-        address, state = event.payload["address"], event.payload["state"]
-        if state in ("", "idle"):
-            ObjectState.objects.filter(simulation=simulation, address=address).delete()
-            return
-        ObjectState.objects.update_or_create(
-            simulation=simulation,
-            address=address,
-            defaults={"state": state, "by_agent": event.agent},
-        )
-
-    def snapshot(self, simulation: Simulation) -> Any:
-        plans = [
-            model_to_dict(item, exclude=["id", "simulation", "agent", "parent"])
-            | {"agent": item.agent.name, "parent": item.parent.number if item.parent else None}
-            for item in PlanItem.objects.filter(simulation=simulation)
-            .select_related("agent", "parent")
-            .order_by("agent__name", "number")
-        ]
-        objects = list(
-            ObjectState.objects.filter(simulation=simulation)
-            .order_by("address")
-            .values("address", "state", "by_agent")
-        )
-        conversations = list(
-            Conversation.objects.filter(simulation=simulation)
-            .order_by("number")
-            .values("number", "participants", "lines", "summary", "address", "step", "started")
-        )
-        interviews = list(
-            Interview.objects.filter(simulation=simulation)
-            .order_by("number")
-            .values("number", "agent__name", "session", "persona", "question", "answer", "step")
-        )
-        return {
-            "plans": plans,
-            "objects": objects,
-            "conversations": conversations,
-            "interviews": interviews,
-        }
-
-
-projection_register(CognitionProjection())

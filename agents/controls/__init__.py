@@ -1,0 +1,34 @@
+"""User controls: interview a resident, whisper its inner voice, set object states, step in.
+
+`common` holds what every control shares (errors, appending at the current step); the
+controls themselves live in `voice`, `objects` and `stepping_in`; `rules` holds their
+commit rules.
+"""
+
+from __future__ import annotations
+
+from world.paths import NotWalkable, UnknownAddress, Unreachable
+
+from .common import NAME_PATTERN, ControlConflict, ControlRefused
+from .objects import object_addresses, object_state_set
+from .stepping_in import Identity, agent_go, agent_say, agent_take_control, newcomer_create
+from .voice import agent_interview, agent_whisper, whisper_memory
+
+__all__ = [
+    "NAME_PATTERN",
+    "ControlConflict",
+    "ControlRefused",
+    "Identity",
+    "NotWalkable",
+    "UnknownAddress",
+    "Unreachable",
+    "agent_go",
+    "agent_interview",
+    "agent_say",
+    "agent_take_control",
+    "agent_whisper",
+    "newcomer_create",
+    "object_addresses",
+    "object_state_set",
+    "whisper_memory",
+]

@@ -1,0 +1,53 @@
+"""Running a simulation in this process, no broker or worker: tests, debugging, baselines."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from datetime import datetime
+
+from world.models import Simulation
+
+from ..dispatch import AgentSteps, Reflect, Tick, TickCommit, Work, broker_used
+from ..reflection.services import reflection_job_run_inline
+from .commit import tick_commit
+from .run import simulation_run
+from .steps import agent_steps, tick_start
+
+
+class InlineBroker:
+    """Queues the work it is given; `drain` runs it here, in order, until none is left."""
+
+    def __init__(self) -> None:
+        self.pending: deque[Work] = deque()
+
+    def send(self, work: Work) -> None:
+        self.pending.append(work)
+
+    def drain(self) -> None:
+        while self.pending:
+            work = self.pending.popleft()
+            match work:
+                case Tick(simulation_id, step):
+                    tick_start(simulation_id=simulation_id, step=step)
+                case AgentSteps(simulation_id, step, names):
+                    agent_steps(simulation_id=simulation_id, step=step, names=names)
+                case TickCommit(simulation_id, step, later):
+                    if later:
+                        time.sleep(0.05)  # let the work the commit waits for go on
+                    tick_commit(simulation_id=simulation_id, step=step)
+                case Reflect(job_id):
+                    reflection_job_run_inline(job_id)
+
+
+def simulation_run_inline(
+    *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
+) -> Simulation:
+    """Run to the target in this process; the work the run hands on goes to a local queue
+    (this thread only), so a worker serving the same broker is not involved."""
+    inline = InlineBroker()
+    with broker_used(inline):
+        simulation_run(simulation=simulation, steps=steps, until=until)
+        inline.drain()
+    simulation.refresh_from_db()
+    return simulation

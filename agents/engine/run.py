@@ -1,0 +1,125 @@
+"""Run control: claim a run, pause, resume, and report progress."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from llm.models import ModelCall
+from world.models import Agent, Simulation, SimulationStatus
+from world.services import simulation_set_status
+
+from ..dispatch import Tick, send_on_commit
+
+STARTABLE = (
+    SimulationStatus.IDLE,
+    SimulationStatus.PAUSED,
+    SimulationStatus.FAILED,
+    SimulationStatus.BUDGET_EXHAUSTED,
+)
+
+
+class RunRefused(ValueError):
+    """The run request cannot be honoured (a bad target, nothing to resume)."""
+
+
+class RunConflict(RunRefused):
+    """The simulation's status does not allow it (already running, or not running)."""
+
+
+def target_step_for(
+    *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
+) -> int:
+    if (steps is None) == (until is None):
+        raise RunRefused("give either steps or until")
+    if steps is not None:
+        if steps < 1:
+            raise RunRefused("steps must be at least 1")
+        return simulation.step + steps
+    assert until is not None
+    seconds = (until - simulation.start_time).total_seconds()
+    target = int(seconds // simulation.sec_per_step)
+    if target <= simulation.step:
+        raise RunRefused(
+            f"until must be after the current sim time {simulation.sim_time.isoformat()}"
+        )
+    return target
+
+
+def simulation_run(
+    *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
+) -> Simulation:
+    """Start running to a target step; refused if the simulation is already running."""
+    target = target_step_for(simulation=simulation, steps=steps, until=until)
+    with transaction.atomic(durable=True):
+        claimed = Simulation.objects.filter(pk=simulation.pk, status__in=STARTABLE).update(
+            status=SimulationStatus.RUNNING,
+            status_reason="",
+            target_step=target,
+            run_started_step=F("step"),
+            run_started_at=timezone.now(),
+        )
+        if not claimed:
+            raise RunConflict(f"simulation {simulation.pk} is already running")
+        simulation.refresh_from_db()
+        send_on_commit(Tick(simulation.pk, simulation.step))
+    return simulation
+
+
+def simulation_pause(*, simulation: Simulation) -> Simulation:
+    """Stop after the tick in flight commits."""
+    if not simulation_set_status(
+        simulation=simulation,
+        status=SimulationStatus.PAUSED,
+        reason="paused by request",
+        expected=[SimulationStatus.RUNNING],
+    ):
+        raise RunConflict(f"simulation {simulation.pk} is not running")
+    return simulation
+
+
+def steps_to_target(*, simulation: Simulation) -> int:
+    """Steps left of the last run, for resuming it."""
+    simulation.refresh_from_db()
+    if simulation.target_step is None or simulation.target_step <= simulation.step:
+        raise RunRefused("nothing to resume: the run reached its target; start a new run")
+    return simulation.target_step - simulation.step
+
+
+def simulation_resume(*, simulation: Simulation) -> Simulation:
+    """Continue a paused, failed or budget-stopped run towards its target."""
+    return simulation_run(simulation=simulation, steps=steps_to_target(simulation=simulation))
+
+
+@dataclass(frozen=True)
+class Progress:
+    status: str
+    reason: str
+    step: int
+    target_step: int | None
+    sim_time: datetime
+    agent_steps_per_second: float | None
+    model_calls: int
+
+
+def simulation_progress(*, simulation: Simulation) -> Progress:
+    simulation.refresh_from_db()
+    rate = None
+    if simulation.run_started_at and simulation.run_started_step is not None:
+        elapsed = (timezone.now() - simulation.run_started_at).total_seconds()
+        steps = simulation.step - simulation.run_started_step
+        if elapsed > 0 and steps > 0:
+            rate = steps * Agent.objects.filter(simulation=simulation).count() / elapsed
+    return Progress(
+        status=simulation.status,
+        reason=simulation.status_reason,
+        step=simulation.step,
+        target_step=simulation.target_step,
+        sim_time=simulation.sim_time,
+        agent_steps_per_second=rate,
+        model_calls=ModelCall.objects.filter(simulation=simulation).count(),
+    )

@@ -1,0 +1,189 @@
+"""Agent steps: fan a tick out to shards, decide each agent from the committed state, and
+stage the decisions; the shard that completes the step asks for the commit."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections
+
+from memories.services import memories_embed
+from world.eventlog import EventDraft
+from world.models import Agent, Simulation, SimulationStatus
+from world.selectors import town_cached
+from world.services import simulation_set_status
+
+from ..cognition import Cognition, StepContext, cognition_for
+from ..decisions import Staged, decisions_all_stored, decisions_store, decisions_stored
+from ..dispatch import AgentSteps, TickCommit, send
+from .commit import hand_on_lost_tick, one_shard, tick_commit
+
+log = logging.getLogger(__name__)
+
+# Agent fields cognition does not read every step; loading them is most of a snapshot's bytes.
+COLD_FIELDS = ("seed_statements",)
+
+_context_cache: dict[tuple[int, int, int], StepContext] = {}
+# Agent id -> (spatial_version, spatial memory): read again only when it changed.
+_spatial_cache: dict[int, tuple[int, dict[str, Any]]] = {}
+
+
+def _context_for(simulation: Simulation, step: int) -> StepContext:
+    """The state committed at `step`, loaded once per process for all its shards: keyed by
+    the newest event's seq too, so anything appended since (a user's event) reloads it."""
+    key = (simulation.pk, step, simulation.last_seq)
+    if key not in _context_cache:
+        _context_cache.clear()
+        agents = list(
+            Agent.objects.filter(simulation=simulation).defer(*COLD_FIELDS, "spatial_memory")
+        )
+        if len(_spatial_cache) > 10_000:
+            _spatial_cache.clear()  # a long-lived worker that has seen many simulations
+        stale = [a.pk for a in agents if _spatial_cache.get(a.pk, (-1, {}))[0] != a.spatial_version]
+        if stale:
+            rows = Agent.objects.filter(pk__in=stale).values_list(
+                "pk", "spatial_version", "spatial_memory"
+            )
+            _spatial_cache.update({pk: (version, memory) for pk, version, memory in rows})
+        for a in agents:
+            version, memory = _spatial_cache.get(a.pk, (-1, {}))
+            if version == a.spatial_version:  # else (changed meanwhile) read when used
+                a.spatial_memory = memory  # shared between steps: cognition only reads it
+        _context_cache[key] = StepContext(
+            simulation=simulation,
+            town=simulation.town,
+            step=step,
+            agents={a.name: a for a in agents},
+        )
+    return _context_cache[key]
+
+
+def _running_at(simulation_id: int, step: int) -> Simulation | None:
+    simulation = Simulation.objects.filter(pk=simulation_id).first()
+    if simulation is None or simulation.status != SimulationStatus.RUNNING:
+        return None
+    if simulation.step != step:
+        return None
+    simulation.town = town_cached(pk=simulation.town_id)
+    return simulation
+
+
+def shards_of(names: Sequence[str], size: int) -> list[list[str]]:
+    return [list(names[i : i + size]) for i in range(0, len(names), size)]
+
+
+def tick_start(*, simulation_id: int, step: int, redelivered: bool = False) -> None:
+    """Fan the agents of step `step` out to agent-step units of work."""
+    simulation = _running_at(simulation_id, step)
+    if simulation is None:
+        if redelivered and one_shard(simulation_id):  # else `tick_commit` commits the step
+            hand_on_lost_tick(simulation_id, step)
+        return
+    names = list(
+        Agent.objects.filter(simulation=simulation).order_by("name").values_list("name", flat=True)
+    )
+    shards = shards_of(names, settings.SMALLVILLE_SHARD_SIZE)
+    if len(shards) <= 1:
+        _shard_step(simulation, step, names, commit_inline=True)
+        return
+    for shard in shards:
+        send(AgentSteps(simulation_id, step, tuple(shard)))
+
+
+def agent_steps(*, simulation_id: int, step: int, names: Sequence[str]) -> None:
+    """Decide step `step` for the named agents (one shard of several); store each decision
+    once, and ask for the commit when the step's last decision is stored."""
+    simulation = _running_at(simulation_id, step)
+    if simulation is not None:
+        _shard_step(simulation, step, list(names), commit_inline=False)
+
+
+def _shard_step(
+    simulation: Simulation, step: int, names: list[str], *, commit_inline: bool
+) -> None:
+    """With `commit_inline` the shard is every agent (`names` in name order, as read when
+    the simulation's log ended at `simulation.last_seq`), and the commit runs here on the
+    decisions in hand instead of reading them back."""
+    stored = decisions_stored(simulation=simulation, step=step, names=names)
+    todo = [name for name in names if name not in stored]
+    if todo:
+        context = _context_for(simulation, step)
+        cognition = cognition_for(simulation)
+        decisions: list[dict[str, object]] = []
+        made: list[EventDraft] = []
+        for name, drafts in _decide_all(cognition, context, todo):
+            if isinstance(drafts, BaseException):
+                simulation_fail(simulation=simulation, step=step, agent=name, error=drafts)
+                return
+            made += drafts
+            events = [{"kind": d.kind, "agent": d.agent, "payload": d.payload} for d in drafts]
+            decisions.append({"agent": name, "events": events})
+            stored[name] = events
+        try:
+            memories_embed(simulation=simulation, events=made)
+        except Exception as exc:  # the embedding server failed, or the budget is spent
+            simulation_fail(
+                simulation=simulation, step=step, agent="embedding its memories", error=exc
+            )
+            return
+        decisions_store(simulation_id=simulation.pk, step=step, decisions=decisions)
+    if commit_inline:
+        staged = Staged(seq=simulation.last_seq, events=[stored[name] for name in names])
+        tick_commit(simulation_id=simulation.pk, step=step, staged=staged)
+    elif decisions_all_stored(simulation_id=simulation.pk, step=step):
+        send(TickCommit(simulation.pk, step))
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _agent_threads() -> int:
+    """Agents decided at once in a shard: model calls wait on the network, so with a model
+    server they overlap; the offline backend is CPU-bound and gains nothing from threads."""
+    if settings.SMALLVILLE_LLM_BACKEND == "offline":
+        return 1
+    return max(1, settings.SMALLVILLE_AGENT_THREADS)
+
+
+def _decide_one(
+    cognition: Cognition, context: StepContext, name: str
+) -> tuple[str, list[EventDraft] | BaseException]:
+    try:
+        return name, cognition.decide(context=context, agent=context.agents[name])
+    except Exception as exc:
+        return name, exc
+    finally:
+        if threading.current_thread() is not threading.main_thread():
+            close_old_connections()  # pool threads keep theirs only while healthy
+
+
+def _decide_all(
+    cognition: Cognition, context: StepContext, names: list[str]
+) -> list[tuple[str, list[EventDraft] | BaseException]]:
+    """Each agent's decision, in the order of `names` whatever order they finish in."""
+    global _pool
+    threads = _agent_threads()
+    if threads == 1 or len(names) == 1:
+        return [_decide_one(cognition, context, name) for name in names]
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="agent-step")
+    return list(_pool.map(lambda name: _decide_one(cognition, context, name), names))
+
+
+def simulation_fail(*, simulation: Simulation, step: int, agent: str, error: BaseException) -> None:
+    """Stop the run at its last committed step; nothing of step `step` is applied."""
+    log.exception("agent step failed", exc_info=error)
+    simulation.refresh_from_db()
+    if simulation.status == SimulationStatus.BUDGET_EXHAUSTED:
+        return  # the language-model port already stopped it, with its own reason
+    simulation_set_status(
+        simulation=simulation,
+        status=SimulationStatus.FAILED,
+        reason=f"step {step + 1}, {agent}: {type(error).__name__}: {error}",
+        expected=[SimulationStatus.RUNNING],
+    )
