@@ -45,8 +45,8 @@ BENCHES := pathfinding embeddings retrieval reflection engine cognition
 bench: migrate
 	@mkdir -p bench/results
 	@for name in $(BENCHES); do \
-		echo "== bench.$$name"; \
-		$(PY) -m bench.$$name > bench/results/$$name.json || exit 1; \
+		echo "== bench $$name"; \
+		$(PY) -m bench $$name > bench/results/$$name.json || exit 1; \
 		cat bench/results/$$name.json; \
 	done
 

@@ -1,1 +1,1 @@
-"""Benchmarks runnable as `python -m bench.<name>`."""
+"""Benchmarks, run as `python -m bench <name>` (bench/__main__.py sets Django up first)."""

@@ -1,4 +1,4 @@
-"""The paper's cognition at work: `python -m bench.cognition [--hours H] [--latency-only]`.
+"""The paper's cognition at work: `python -m bench cognition [--hours H] [--latency-only]`.
 
 Part one runs base_the_ville_n25 with the paper's cognition and the offline backend from
 midnight for `--hours` sim hours (24: the full sim day, 8,640 steps) through a real
@@ -16,29 +16,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-import django
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db.models import Count, Max, Sum
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
-django.setup()
-
-from django.conf import settings  # noqa: E402
-from django.contrib.auth.models import User  # noqa: E402
-from django.db.models import Count, Max, Sum  # noqa: E402
-
-from agents.engine import simulation_run, simulation_run_inline  # noqa: E402
-from agents.services import simulation_create_from_base  # noqa: E402
-from agents.workerproc import private_worker  # noqa: E402
-from bench.fake_model import FakeModelServer  # noqa: E402
-from bench.machine import stamp  # noqa: E402
-from llm.models import ModelCall  # noqa: E402
-from memories.models import Memory, MemoryKind  # noqa: E402
-from world.models import Simulation, SimulationStatus  # noqa: E402
+from agents.engine import simulation_run, simulation_run_inline
+from agents.services import simulation_create_from_base
+from agents.workerproc import private_worker
+from bench.fake_model import FakeModelServer
+from bench.machine import stamp
+from llm.models import ModelCall
+from memories.models import Memory, MemoryKind
+from world.models import Simulation, SimulationStatus
 
 N25 = "base_the_ville_n25"
 REFERENCE = {"calls_per_agent_hour": 54, "tokens_per_agent_hour": 26_000}
@@ -193,12 +187,12 @@ def _waits(calls: list[dict[str, Any]], elapsed: float) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench cognition", description=__doc__)
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--latency-only", action="store_true")
     parser.add_argument("--day-only", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     owner, _ = User.objects.get_or_create(username="bench")
     report: dict[str, Any] = {**stamp(), "backend_for_the_day": "offline", "cognition": "paper"}
     if not args.latency_only:
@@ -221,7 +215,3 @@ def main() -> None:
             ),
         }
     print(json.dumps(report, indent=2, default=str))
-
-
-if __name__ == "__main__":
-    main()

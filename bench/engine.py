@@ -1,4 +1,4 @@
-"""Tick throughput: `python -m bench.engine [--steps N] [--quick]` prints one JSON object.
+"""Tick throughput: `python -m bench engine [--steps N] [--quick]` prints one JSON object.
 
 Agent-steps per second with the offline backend and the minimal cognition, for 25
 residents (base_the_ville_n25) and for 500 (the 25 plus 19 copies of each, named
@@ -11,25 +11,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from typing import Any
 
-import django
+from django.contrib.auth.models import User
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
-django.setup()
-
-from django.contrib.auth.models import User  # noqa: E402
-
-from agents.engine import simulation_run, simulation_run_inline  # noqa: E402
-from agents.events import AGENT_CREATED  # noqa: E402
-from agents.projections.residents import IDENTITY_FIELDS  # noqa: E402
-from agents.services import simulation_create_from_base  # noqa: E402
-from agents.workerproc import WorkerProcess, private_worker  # noqa: E402
-from bench.machine import stamp  # noqa: E402
-from world.eventlog import EventDraft, events_append  # noqa: E402
-from world.models import Simulation, SimulationStatus  # noqa: E402
+from agents.engine import simulation_run, simulation_run_inline
+from agents.events import AGENT_CREATED
+from agents.projections.residents import IDENTITY_FIELDS
+from agents.services import simulation_create_from_base
+from agents.workerproc import WorkerProcess, private_worker
+from bench.machine import stamp
+from world.eventlog import EventDraft, events_append
+from world.models import Simulation, SimulationStatus
 
 
 def simulation_of(size: int, owner: User) -> Simulation:
@@ -82,11 +76,11 @@ def timed_run(simulation: Simulation, steps: int, workers: int) -> dict[str, Any
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench engine", description=__doc__)
     parser.add_argument("--steps", type=int, default=360)
     parser.add_argument("--quick", action="store_true", help="60 steps, for a smoke test")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     steps = 60 if args.quick else args.steps
     owner, _ = User.objects.get_or_create(username="bench")
     runs = []
@@ -115,7 +109,3 @@ def main() -> None:
         },
     }
     print(json.dumps(report, indent=2))
-
-
-if __name__ == "__main__":
-    main()

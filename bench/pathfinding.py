@@ -1,4 +1,4 @@
-"""Path query throughput on the Ville: `python -m bench.pathfinding` prints one JSON object.
+"""Path query throughput on the Ville: `python -m bench pathfinding` prints one JSON object.
 
 Cold: every query toward a new target with empty caches (one full search each). Warm:
 agents walking to a limited set of places, so most queries find their target's field
@@ -7,22 +7,17 @@ cached. Address queries: every arena to every arena, as the planner asks them.
 
 from __future__ import annotations
 
+import argparse
 import json
-import os
 import random
 import statistics
 import time
 from typing import Any
 
-import django
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
-django.setup()
-
-from bench.machine import stamp  # noqa: E402
-from world import paths  # noqa: E402 - needs django.setup()
-from world.models import Location, LocationKind, Town  # noqa: E402
-from world.towns import town_get_or_import  # noqa: E402
+from bench.machine import stamp
+from world import paths
+from world.models import Location, LocationKind, Town
+from world.towns import town_get_or_import
 
 SEED = 20230413
 COLD_QUERIES = 2_000
@@ -58,7 +53,9 @@ def _timed(queries: list[tuple[Any, ...]], ask: Any) -> dict[str, Any]:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench pathfinding", description=__doc__)
+    parser.parse_args(argv)  # no arguments but --help
     town = town_get_or_import()
     rng = random.Random(SEED)
     paths.path_cache_clear()
@@ -129,7 +126,3 @@ def main() -> None:
             indent=2,
         )
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -1,4 +1,4 @@
-"""Reflection: `python -m bench.reflection [--requests N] [--day]` prints one JSON object.
+"""Reflection: `python -m bench reflection [--requests N] [--day]` prints one JSON object.
 
 Evidence trees. A resident gets 120 observations and five levels of reflections above them
 (six per level, through `memories_create`, so the projection computes links and depths),
@@ -24,34 +24,28 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import time
 from itertools import cycle
 from typing import Any
 from unittest.mock import patch
 
-import django
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test import Client
+from rest_framework.authtoken.models import Token
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
-django.setup()
-
-from django.conf import settings  # noqa: E402
-from django.contrib.auth.models import User  # noqa: E402
-from django.db import connection  # noqa: E402
-from django.test import Client  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
-
-from agents.engine import simulation_run_inline  # noqa: E402
-from agents.reflection.selectors import reflection_stats  # noqa: E402
-from agents.services import simulation_create_from_base  # noqa: E402
-from api import memory_views  # noqa: E402
-from api.memory_serializers import evidence_tree_data  # noqa: E402
-from bench.machine import stamp  # noqa: E402
-from memories.models import Memory, MemoryKind  # noqa: E402
-from memories.selectors import memory_evidence_tree  # noqa: E402
-from memories.services import MemoryDraft, memories_create  # noqa: E402
-from world.models import Simulation  # noqa: E402
+from agents.engine import simulation_run_inline
+from agents.reflection.selectors import reflection_stats
+from agents.services import simulation_create_from_base
+from api import memory_views
+from api.memory_serializers import evidence_tree_data
+from bench.machine import stamp
+from memories.models import Memory, MemoryKind
+from memories.selectors import memory_evidence_tree
+from memories.services import MemoryDraft, memories_create
+from world.models import Simulation
 
 DATABASE = "smallville_bench_reflection"
 N3 = "base_the_ville_isabella_maria_klaus"
@@ -71,13 +65,13 @@ DOING = [
 WHERE = ["Hobbs Cafe", "the library", "the park", "the supply store"]
 
 
-def _arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.reflection", description=__doc__)
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench reflection", description=__doc__)
     parser.add_argument("--requests", type=int, default=300, help="timed requests per shape")
     parser.add_argument("--day", action="store_true", help="also run a sim day (slow)")
     parser.add_argument("--base", default="base_the_ville_n25")
     parser.add_argument("--steps", type=int, default=8640, help="8640 steps of 10 s: one day")
-    return parser.parse_args()
+    return parser.parse_args(argv)
 
 
 def chain(simulation: Simulation, agent: str, cited_reflections: int, cited_obs: int) -> Memory:
@@ -235,8 +229,8 @@ def day_bench(owner: User, base: str, steps: int) -> dict[str, Any]:
     return report
 
 
-def main() -> None:
-    args = _arguments()
+def main(argv: list[str] | None = None) -> None:
+    args = _arguments(argv)
     connection.settings_dict["TEST"]["NAME"] = DATABASE
     connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=True)
     owner, _ = User.objects.get_or_create(username="bench")
@@ -256,7 +250,3 @@ def main() -> None:
     if args.day:
         report["day"] = day_bench(owner, args.base, args.steps)
     print(json.dumps(report, indent=2, default=str))
-
-
-if __name__ == "__main__":
-    main()

@@ -199,7 +199,7 @@ ORDER BY top.score DESC, top.number DESC
 """
 
 # Up to this many memories scale mode scores them all (exact mode's statement); above,
-# the bounded search costs less. `python -m bench.retrieval`, p50 exact vs bounded: 1k
+# the bounded search costs less. `python -m bench retrieval`, p50 exact vs bounded: 1k
 # memories 2.5 vs 18 ms; 10k 15 vs 18 (one agent's rows together), 46 vs 38 (a town's
 # agents' rows interleaved; 44 vs 12 once in shared buffers); 100k 138 vs 24.
 SCALE_EXACT_UP_TO = 5_000
