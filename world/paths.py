@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -132,8 +132,25 @@ def _grid(town: Town) -> _Grid:
 
 
 def _grid_build(town: Town) -> _Grid:
-    width, height = town.width, town.height
-    walkable = bytes(1 if value == 0 else 0 for value in town.collision)
+    return _grid_from(
+        key=(town.pk, town.created_at),
+        width=town.width,
+        height=town.height,
+        collision=town.collision,
+        locations=Location.objects.filter(town=town).values_list("address", "tiles"),
+    )
+
+
+def _grid_from(
+    *,
+    key: tuple[int, datetime],
+    width: int,
+    height: int,
+    collision: Sequence[int],
+    locations: Iterable[tuple[str, list[int]]],
+) -> _Grid:
+    """The grid of a collision layer (row-major) and its locations' (address, tiles)."""
+    walkable = bytes(1 if value == 0 else 0 for value in collision)
     neighbours: list[tuple[tuple[int, int], ...]] = []
     for index in range(width * height):
         if not walkable[index]:
@@ -154,13 +171,13 @@ def _grid_build(town: Town) -> _Grid:
 
     targets: dict[str, tuple[int, ...]] = {}
     anchors: dict[str, int] = {}
-    for address, tiles in Location.objects.filter(town=town).values_list("address", "tiles"):
+    for address, tiles in locations:
         goal = _walkable_targets(tiles, walkable, neighbours, width, height)
         targets[address] = goal
         if goal:
             anchors[address] = _anchor(goal, area)
     return _Grid(
-        key=(town.pk, town.created_at),
+        key=key,
         width=width,
         height=height,
         walkable=walkable,
