@@ -340,7 +340,7 @@ def plan_revised(*, agent: str, since: str, conversation: str = "") -> EventDraf
 
 
 def object_state(*, address: str, state: str, agent: str = "") -> EventDraft:
-    """An object's new state; a user's (no agent) idle word is stored as "idle"."""
+    """An object's new state in words ("idle" when nobody uses it); no agent: a user set it."""
     return _draft(OBJECT_STATE, agent, ObjectStatePayload(address=address, state=state))
 
 

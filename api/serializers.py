@@ -247,6 +247,9 @@ class ProgressSerializer(serializers.Serializer[Any]):
     sim_time = serializers.DateTimeField()
     agent_steps_per_second = serializers.FloatField(allow_null=True)
     model_calls = serializers.IntegerField()
+    waiting_for = serializers.CharField(
+        help_text="what a running simulation waits for now; a stopped one's reason"
+    )
 
 
 # --- residents and events -----------------------------------------------------------------

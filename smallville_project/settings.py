@@ -165,17 +165,28 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("SMALLVILLE_VISIBILITY_TIMEOUT", "600")),
     "unacked_restore_interval": int(os.environ.get("SMALLVILLE_RESTORE_INTERVAL", "10")),
     "unacked_restore_throttle": int(os.environ.get("SMALLVILLE_RESTORE_THROTTLE", "6")),
+    # A hung or unreachable Redis fails a publish in seconds instead of blocking a request.
+    "socket_timeout": float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5")),
+    "socket_connect_timeout": float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5")),
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5"))
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 1,
 }
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-# A running simulation whose log has not grown for this long lost its tick (the Redis
-# transport can lose a message a worker was killed while fetching): every worker checks
-# each SMALLVILLE_WATCHDOG_SECONDS and sends that tick again.
-SMALLVILLE_STALL_SECONDS = int(
-    os.environ.get(
-        "SMALLVILLE_STALL_SECONDS", CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
-    )
-)
-SMALLVILLE_WATCHDOG_SECONDS = float(os.environ.get("SMALLVILLE_WATCHDOG_SECONDS", "60"))
+# Recovery in seconds (docs/operations.md). A worker holding a unit of work of a
+# simulation (a tick, agent steps, a commit) or a reflection job renews a lease in the
+# shared cache every third of SMALLVILLE_LEASE_SECONDS. Every worker's watchdog looks each
+# SMALLVILLE_WATCHDOG_SECONDS for running simulations with no progress (no event, no
+# decision) for SMALLVILLE_STALL_SECONDS and no live lease, and for reflection jobs whose
+# lease lapsed, and sends their work again: a killed worker's work resumes within about
+# lease + stall + watchdog seconds, whatever the broker's visibility timeout.
+SMALLVILLE_LEASE_SECONDS = float(os.environ.get("SMALLVILLE_LEASE_SECONDS", "6"))
+SMALLVILLE_STALL_SECONDS = float(os.environ.get("SMALLVILLE_STALL_SECONDS", "8"))
+SMALLVILLE_WATCHDOG_SECONDS = float(os.environ.get("SMALLVILLE_WATCHDOG_SECONDS", "3"))
 # Celery's Django fixup closes the database connections around every task unless this is
 # set; a new connection (a new Postgres backend with cold caches) per tick cost ~40% of a
 # 25-agent tick. Connections are still closed when unusable or older than CONN_MAX_AGE

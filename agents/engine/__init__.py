@@ -19,6 +19,7 @@ Work is handed on through `agents.dispatch`; every task re-reads the database an
 from __future__ import annotations
 
 from .commit import tick_commit
+from .failures import run_fails_on_error
 from .inline import simulation_run_inline
 from .run import (
     Progress,
@@ -39,6 +40,7 @@ __all__ = [
     "RunConflict",
     "RunRefused",
     "agent_steps",
+    "run_fails_on_error",
     "runs_resume_stalled",
     "simulation_fail",
     "simulation_pause",

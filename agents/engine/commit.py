@@ -7,6 +7,7 @@ import functools
 import logging
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 
 from world.eventlog import EventDraft, events_append
@@ -24,12 +25,19 @@ log = logging.getLogger(__name__)
 
 
 def tick_commit(
-    *, simulation_id: int, step: int, staged: Staged | None = None, redelivered: bool = False
+    *,
+    simulation_id: int,
+    step: int,
+    staged: Staged | None = None,
+    redelivered: bool = False,
+    retrying: bool = False,
 ) -> None:
     """Apply every decision of step `step` in one transaction and advance the clock.
 
     `staged` decisions are used when nothing was appended to the log since they were
-    made (so no agent joined meanwhile); else the stored ones are read back."""
+    made (so no agent joined meanwhile); else the stored ones are read back. A commit
+    that must wait (a reflection job) asks again shortly: `retrying` marks those asks,
+    and only one chain of them runs per simulation and step."""
     with transaction.atomic(durable=True):
         simulation = Simulation.objects.select_for_update().get(pk=simulation_id)
         if simulation.step != step or simulation.status not in (
@@ -56,7 +64,10 @@ def tick_commit(
             for rule in COMMIT_RULES:
                 drafts = rule(context, drafts)
         except NotReady:
-            send_on_commit(TickCommit(simulation.pk, step, later=True))
+            if retrying:
+                commit_wait_renew(simulation_id=simulation.pk, step=step)
+            if retrying or _wait_claimed(simulation.pk, step):
+                send_on_commit(TickCommit(simulation.pk, step, later=True))
             return
         drafts.append(simulation_stepped(step=step + 1))
         events = events_append(simulation=simulation, drafts=drafts, step=step + 1)
@@ -74,6 +85,26 @@ def tick_commit(
             )
             return
         send_on_commit(Tick(simulation.pk, simulation.step))
+
+
+def _wait_claimed(simulation_id: int, step: int) -> bool:
+    """True for the first commit of this step to wait: it starts the one chain of retries
+    (the claim lapses with the lease period, so a chain whose message was lost is
+    replaced by the next commit the watchdog's resent tick makes)."""
+    key = f"smallville:commit-wait:{simulation_id}:{step}"
+    try:
+        return bool(cache.add(key, 1, timeout=settings.SMALLVILLE_LEASE_SECONDS))
+    except Exception:  # no cache: a second chain is only waste
+        return True
+
+
+def commit_wait_renew(*, simulation_id: int, step: int) -> None:
+    """A retry of the chain keeps its claim."""
+    key = f"smallville:commit-wait:{simulation_id}:{step}"
+    try:
+        cache.set(key, 1, timeout=settings.SMALLVILLE_LEASE_SECONDS)
+    except Exception:
+        log.warning("could not renew the commit wait of simulation %s", simulation_id)
 
 
 def one_shard(simulation_id: int) -> bool:

@@ -10,10 +10,12 @@ from django.db.models import F
 from django.utils import timezone
 
 from llm.models import ModelCall
-from world.models import Agent, Simulation, SimulationStatus
+from world.models import Agent, Event, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
 from ..dispatch import Tick, send_on_commit
+from ..models import Decision
+from ..reflection.models import JobStatus, ReflectionJob
 
 STARTABLE = (
     SimulationStatus.IDLE,
@@ -104,22 +106,52 @@ class Progress:
     sim_time: datetime
     agent_steps_per_second: float | None
     model_calls: int
+    waiting_for: str
 
 
 def simulation_progress(*, simulation: Simulation) -> Progress:
     simulation.refresh_from_db()
-    rate = None
-    if simulation.run_started_at and simulation.run_started_step is not None:
-        elapsed = (timezone.now() - simulation.run_started_at).total_seconds()
-        steps = simulation.step - simulation.run_started_step
-        if elapsed > 0 and steps > 0:
-            rate = steps * Agent.objects.filter(simulation=simulation).count() / elapsed
+    agents = Agent.objects.filter(simulation=simulation).count()
     return Progress(
         status=simulation.status,
         reason=simulation.status_reason,
         step=simulation.step,
         target_step=simulation.target_step,
         sim_time=simulation.sim_time,
-        agent_steps_per_second=rate,
+        agent_steps_per_second=_rate(simulation, agents),
         model_calls=ModelCall.objects.filter(simulation=simulation).count(),
+        waiting_for=_waiting_for(simulation, agents),
     )
+
+
+def _rate(simulation: Simulation, agents: int) -> float | None:
+    """Agent-steps per second over the run's own span: from its start to now while it
+    runs, to its last event once it stopped."""
+    if not simulation.run_started_at or simulation.run_started_step is None:
+        return None
+    end = timezone.now()
+    if simulation.status != SimulationStatus.RUNNING:
+        last = Event.objects.filter(simulation=simulation).order_by("-seq").first()
+        end = last.created_at if last else end
+    elapsed = (end - simulation.run_started_at).total_seconds()
+    steps = simulation.step - simulation.run_started_step
+    if elapsed <= 0 or steps <= 0:
+        return None
+    return steps * agents / elapsed
+
+
+def _waiting_for(simulation: Simulation, agents: int) -> str:
+    """What a running simulation waits for now, in words; a stopped one's reason."""
+    if simulation.status != SimulationStatus.RUNNING:
+        return simulation.status_reason
+    due = simulation.step + 1
+    jobs = ReflectionJob.objects.filter(
+        simulation=simulation, due_step=due, status__in=[JobStatus.PENDING, JobStatus.RUNNING]
+    ).order_by("agent")
+    if jobs:
+        each = ", ".join(f"{j.agent} ({j.status}, attempt {j.attempts})" for j in jobs)
+        return f"step {due} waits for reflections: {each}"
+    decided = Decision.objects.filter(simulation=simulation, step=simulation.step).count()
+    if decided < agents:
+        return f"deciding step {due}: {decided} of {agents} agents decided"
+    return f"committing step {due}"

@@ -12,6 +12,7 @@ from django.utils import timezone
 from world.models import Event, Simulation, SimulationStatus
 
 from ..dispatch import Tick, send
+from ..leases import leases_alive, simulation_lease
 from ..models import Decision
 
 log = logging.getLogger(__name__)
@@ -19,12 +20,13 @@ log = logging.getLogger(__name__)
 
 def runs_resume_stalled(*, stall_seconds: float) -> list[int]:
     """Send the tick again of every running simulation that made no progress (no event, no
-    stored decision) for `stall_seconds`: its tick was lost. Once per stalled step, by
+    stored decision) for `stall_seconds` and whose work no worker holds (its lease lapsed):
+    its tick was lost, or its worker died. Once per stalled step and stall period, by
     whichever worker's watchdog gets there first; a duplicate tick finds its work done."""
     cutoff = timezone.now() - timedelta(seconds=stall_seconds)
     newest_event = Event.objects.filter(simulation=OuterRef("pk")).order_by("-seq")
     newest_decision = Decision.objects.filter(simulation=OuterRef("pk")).order_by("-created_at")
-    stalled = (
+    rows = (
         Simulation.objects.filter(status=SimulationStatus.RUNNING, run_started_at__lt=cutoff)
         .annotate(
             event_at=Subquery(newest_event.values("created_at")[:1]),
@@ -34,8 +36,12 @@ def runs_resume_stalled(*, stall_seconds: float) -> list[int]:
         .filter(Q(decided_at__isnull=True) | Q(decided_at__lt=cutoff))
         .values_list("pk", "step")
     )
+    stalled = list(rows)
+    held = leases_alive([simulation_lease(pk) for pk, _ in stalled])
     resent = []
     for simulation_id, step in stalled:
+        if simulation_lease(simulation_id) in held:
+            continue  # a worker is on it (a slow model call, a long reflection wait)
         key = f"smallville:stalled:{simulation_id}:{step}"
         if cache.add(key, 1, timeout=max(1, int(stall_seconds))):
             log.warning(

@@ -46,15 +46,17 @@ from world.models import Agent, Event, Simulation
 from ..commit_context import CommitContext, NotReady
 from ..dispatch import Reflect, send_on_commit
 from ..events import reflection_done, reflection_failed, reflection_requested
+from ..leases import job_lease, leases_alive
 from .models import JobStatus, ReflectionJob
 from .reflect import reflection_compute
 
 log = logging.getLogger(__name__)
 
 OPEN = (JobStatus.PENDING, JobStatus.RUNNING)
-# A job still open this long after it was last sent is sent again (its message was lost);
-# a duplicate run is harmless: only the first result is stored.
-RESEND_AFTER = timedelta(minutes=15)
+# A pending job not started this long after it was last sent is sent again (its message
+# was lost): a duplicate message finds the job claimed or done and does nothing. Above the
+# longest retry backoff (60 s), which also counts as a send.
+RESEND_AFTER = timedelta(seconds=90)
 
 
 class StateMoved(Exception):
@@ -100,14 +102,14 @@ def _send(job: ReflectionJob) -> None:
 def reflection_job_attempt(*, job_id: int, final: bool, queue: str = "") -> bool:
     """Run the job once. True when it is settled (done, failed, or gone); False when the
     attempt failed and another should follow."""
-    claimed = ReflectionJob.objects.filter(pk=job_id, status__in=OPEN).update(
+    claimed = ReflectionJob.objects.filter(pk=job_id, status=JobStatus.PENDING).update(
         status=JobStatus.RUNNING,
         attempts=F("attempts") + 1,
         started_at=timezone.now(),
         queue=queue,
     )
     if not claimed:
-        return True  # done or failed already: a duplicate delivery does nothing
+        return True  # running, done or failed already: a duplicate delivery does nothing
     job = ReflectionJob.objects.select_related("simulation").get(pk=job_id)
     simulation = job.simulation
     try:
@@ -131,7 +133,7 @@ def reflection_job_attempt(*, job_id: int, final: bool, queue: str = "") -> bool
             "reflection job %s (%s) attempt %d failed: %s", job.pk, job.agent, job.attempts, exc
         )
         ReflectionJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
-            status=JobStatus.PENDING, error=_describe(exc)
+            status=JobStatus.PENDING, error=_describe(exc), sent_at=timezone.now()
         )
         return False
     ReflectionJob.objects.filter(pk=job_id, status__in=OPEN).update(
@@ -231,7 +233,9 @@ def _deliveries(simulation: Simulation, due: dict[str, int]) -> list[EventDraft]
             log.error("reflection of %s due at step %d failed: %s", name, due_step, job.error)
             events.append(reflection_failed(agent=name, due_step=due_step, error=job.error))
         else:
-            if job.sent_at is None or timezone.now() - job.sent_at > RESEND_AFTER:
+            if job.status == JobStatus.PENDING and (
+                job.sent_at is None or timezone.now() - job.sent_at > RESEND_AFTER
+            ):
                 _send(job)
             waiting.append(name)
     if waiting:
@@ -251,3 +255,32 @@ def reflection_after_commit(simulation: Simulation, step: int, events: list[Even
             )
         except Exception:
             log.exception("could not send the reflection job of %s", event.agent)
+
+
+def reflection_jobs_resume_lapsed() -> list[int]:
+    """The watchdog's part for reflection: a running job whose worker's lease lapsed (the
+    worker died) goes back to pending and is sent again; a pending job whose message was
+    lost is sent again. Returns the ids of the jobs sent."""
+    lapse = timedelta(seconds=float(settings.SMALLVILLE_LEASE_SECONDS))
+    now = timezone.now()
+    running = list(
+        ReflectionJob.objects.filter(status=JobStatus.RUNNING, started_at__lt=now - lapse)
+    )
+    held = leases_alive([job_lease(job.pk) for job in running])
+    resumed = [job for job in running if job_lease(job.pk) not in held]
+    sent = []
+    for job in resumed:
+        back = ReflectionJob.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(
+            status=JobStatus.PENDING, error="its worker stopped answering"
+        )
+        if back:
+            log.warning("reflection job %s (%s): its worker is gone; sent again", job.pk, job.agent)
+            _send(job)
+            sent.append(job.pk)
+    lost = ReflectionJob.objects.filter(
+        status=JobStatus.PENDING, sent_at__lt=now - RESEND_AFTER
+    ).exclude(pk__in=sent)
+    for job in lost:
+        _send(job)
+        sent.append(job.pk)
+    return sent

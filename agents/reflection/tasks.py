@@ -12,6 +12,7 @@ from typing import Any
 
 from celery import shared_task
 
+from ..leases import job_lease, lease_held
 from . import services
 
 
@@ -27,7 +28,9 @@ def reflect(self: Any, job_id: int) -> None:
     retries = self.request.retries
     queue = (self.request.delivery_info or {}).get("routing_key") or ""
     final = retries + 1 >= services.max_attempts()
-    if not services.reflection_job_attempt(job_id=job_id, final=final, queue=queue):
+    with lease_held(job_lease(job_id)):
+        settled = services.reflection_job_attempt(job_id=job_id, final=final, queue=queue)
+    if not settled:
         raise self.retry(
             countdown=services.retry_delay(retries + 1), queue=queue or reflection_queue()
         )
