@@ -348,7 +348,7 @@ def conversation_held(
     *,
     agent: str,
     participants: list[str],
-    lines: Sequence[Mapping[str, str]],
+    lines: Sequence[Mapping[str, Any]],
     summary: str,
     address: str,
     conversation: str = "",

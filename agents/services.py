@@ -12,12 +12,14 @@ from agents.events import agent_created
 from llm.importance import importance_rate
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
-from world.eventlog import events_append
+from world.clock import sim_time_check
+from world.eventlog import events_append, simulation_fork
 from world.events import simulation_created
 from world.models import Simulation
 from world.towns import town_get_or_import
 
 from .bases import base_load
+from .config import config_normalise
 
 
 def simulation_create_from_base(
@@ -30,8 +32,15 @@ def simulation_create_from_base(
     config: dict[str, Any] | None = None,
     start_time: datetime | None = None,
 ) -> Simulation:
-    """A new simulation of a shipped base; the simulation and its residents are events."""
+    """A new simulation of a shipped base; the simulation and its residents are events.
+
+    Raises ConfigInvalid (field-level messages) for a config that breaks its schema, and
+    SimulationRefused for a start time the clock cannot run from."""
     loaded = base_load(base)
+    config = config_normalise(config)
+    start_time = start_time or loaded.start_time
+    sec_per_step = sec_per_step or loaded.sec_per_step
+    sim_time_check(start=start_time, sec_per_step=sec_per_step)
     with transaction.atomic(durable=True):
         town = town_get_or_import(loaded.town)
         simulation = Simulation.objects.create(
@@ -39,10 +48,10 @@ def simulation_create_from_base(
             name=name or base,
             town=town,
             base=base,
-            start_time=start_time or loaded.start_time,
-            sec_per_step=sec_per_step or loaded.sec_per_step,
+            start_time=start_time,
+            sec_per_step=sec_per_step,
             seed=seed,
-            config=config or {},
+            config=config,
         )
         drafts = [
             simulation_created(
@@ -62,6 +71,15 @@ def simulation_create_from_base(
         events_append(simulation=simulation, drafts=drafts, step=0)
     residents_seed_memories(simulation=simulation)
     return simulation
+
+
+def simulation_fork_checked(
+    *, simulation: Simulation, step: int, name: str = "", owner: User | None = None
+) -> Simulation:
+    """`world.eventlog.simulation_fork`, refused (ConfigInvalid) when the parent's config
+    no longer passes the schema (a simulation made before it was checked)."""
+    config_normalise(simulation.config)
+    return simulation_fork(simulation=simulation, step=step, name=name, owner=owner)
 
 
 def residents_seed_memories(*, simulation: Simulation) -> int:

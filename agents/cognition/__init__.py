@@ -114,13 +114,23 @@ def cognition_register(name: str, factory: Callable[[], Cognition]) -> None:
     _registry[name] = factory
 
 
-def cognition_for(simulation: Simulation) -> Cognition:
-    """The cognition a simulation runs: `config["cognition"]`, minimal by default."""
+def _builtin() -> dict[str, Callable[[], Cognition]]:
     from .minimal import MinimalCognition
     from .paper import PaperCognition
 
     _registry.setdefault("minimal", MinimalCognition)
     _registry.setdefault("paper", PaperCognition)
+    return _registry
+
+
+def cognition_names() -> list[str]:
+    """The cognitions a config may name."""
+    return sorted(_builtin())
+
+
+def cognition_for(simulation: Simulation) -> Cognition:
+    """The cognition a simulation runs: `config["cognition"]`, minimal by default."""
+    _builtin()
     name = simulation.config.get("cognition", "minimal")
     if name not in _registry:
         raise ValueError(f"unknown cognition {name!r}; one of {sorted(_registry)}")

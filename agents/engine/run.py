@@ -10,6 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from llm.models import ModelCall
+from world.clock import MAX_RUN_STEPS
 from world.models import Agent, Event, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
@@ -39,8 +40,8 @@ def target_step_for(
     if (steps is None) == (until is None):
         raise RunRefused("give either steps or until")
     if steps is not None:
-        if steps < 1:
-            raise RunRefused("steps must be at least 1")
+        if not 1 <= steps <= MAX_RUN_STEPS:
+            raise RunRefused(f"steps must be from 1 to {MAX_RUN_STEPS:,}")
         return simulation.step + steps
     assert until is not None
     seconds = (until - simulation.start_time).total_seconds()
@@ -49,6 +50,8 @@ def target_step_for(
         raise RunRefused(
             f"until must be after the current sim time {simulation.sim_time.isoformat()}"
         )
+    if target - simulation.step > MAX_RUN_STEPS:
+        raise RunRefused(f"until is more than {MAX_RUN_STEPS:,} steps ahead")
     return target
 
 
