@@ -24,8 +24,7 @@ from .cognition_serializers import (
 )
 from .errors import error_responses
 from .filters import IntegerFilter
-from .memory_views import PATH, _resident
-from .views import SIMULATION_ID, SimulationChildViewSet
+from .lookups import RESIDENT_PATH, SIMULATION_ID, SimulationChildViewSet, resident_owned
 
 
 class PlanView(APIView):
@@ -36,11 +35,11 @@ class PlanView(APIView):
         description="The day plan (broad strokes), each item with the hour blocks it was "
         "decomposed into, each with its 5-15 minute actions, all in time order. `current` "
         "marks the items under way at the simulation's sim time.",
-        parameters=[*PATH, PlanQuerySerializer],
+        parameters=[*RESIDENT_PATH, PlanQuerySerializer],
         responses={200: PlanSerializer, **error_responses(400, 401, 404)},
     )
     def get(self, request: Request, **kwargs: Any) -> Response:
-        simulation, agent = _resident(request, kwargs)
+        simulation, agent = resident_owned(request, kwargs)
         query = PlanQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         now = simulation.sim_time

@@ -9,6 +9,8 @@ from rest_framework import serializers
 
 from agents.controls import NAME_PATTERN
 from agents.models import Interview, ObjectState
+from world.models import Agent, Simulation
+from world.selectors import address_at, town_cached
 
 from .memory_serializers import MemorySerializer, StrictBooleanField
 from .serializers import (
@@ -114,6 +116,13 @@ class ResidentStateSerializer(ResidentDetailSerializer):
     class Meta(ResidentDetailSerializer.Meta):
         fields = [*ResidentDetailSerializer.Meta.fields, "pending_thought"]
         read_only_fields = fields
+
+
+def resident_state_data(agent: Agent, simulation: Simulation) -> dict[str, Any]:
+    """A resident's state as the controls answer it, with the place at its tile."""
+    town = town_cached(pk=simulation.town_id)
+    places = {agent.tile: address_at(town=town, tile=agent.tile)}
+    return ResidentStateSerializer(agent, context={"places": places}).data
 
 
 class ControlRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):

@@ -1,7 +1,12 @@
-"""One error format for every API response: {"error": {"code", "message", "detail"}}."""
+"""The API's errors: their one format, and the one mapping of the domain's errors to them.
+
+Every error response is {"error": {"code", "message", "detail"}}; `api_error` maps what the
+services raise (runs, controls, paths, bases, retrieval, models) to a status, code and message."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -12,6 +17,14 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from agents.bases import UnknownBase
+from agents.controls import ControlConflict, ControlRefused
+from agents.engine import RunConflict, RunRefused
+from llm.errors import BudgetExhausted, ModelCallFailed
+from memories.embeddings import EmbeddingError
+from memories.selectors import RetrievalConfigError
+from world.paths import NotWalkable, UnknownAddress, Unreachable
 
 
 def _message(detail: Any) -> str:
@@ -81,6 +94,73 @@ class BudgetSpent(Conflict):
     default_code = "budget_exhausted"
 
 
+class ModelUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The language model failed; try again later."
+    default_code = "model_unavailable"
+
+
+class EmbeddingUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The query could not be embedded."
+    default_code = "embedding_unavailable"
+
+
+def api_error(
+    exc: Exception,
+    *,
+    field: str = "address",
+    fields: Mapping[str, str] | None = None,
+    value_errors: bool = False,
+) -> exceptions.APIException | None:
+    """The API's error for a domain error, or None for one that is not the caller's (a 500).
+
+    An address problem is reported under `field`; an unknown address under the field
+    `fields` names for it (else `field`), with the closest known ones in
+    `detail.suggestions`. With `value_errors`, any other ValueError (a service's check of a
+    value the caller gave) is a 400 under `field`."""
+    message = str(exc)
+    match exc:
+        case UnknownAddress():
+            name = (fields or {}).get(exc.address, field)
+            return exceptions.ValidationError(
+                {name: [message], "suggestions": exc.suggestions}, code="unknown_address"
+            )
+        case NotWalkable() | Unreachable():
+            return exceptions.ValidationError({field: [message]})
+        case RunConflict() | ControlConflict():  # the simulation's or resident's state
+            return Conflict(message)
+        case RunRefused() | ControlRefused():
+            return exceptions.ValidationError([message])
+        case UnknownBase():
+            return exceptions.ValidationError({"base": [message]})
+        case RetrievalConfigError():  # bad retrieval weights in the simulation's config
+            return exceptions.ValidationError({"config": [message]})
+        case BudgetExhausted():  # model calls, or a billed embedding server's queries
+            return BudgetSpent(message)
+        case EmbeddingError():
+            return EmbeddingUnavailable(message)
+        case ModelCallFailed():
+            return ModelUnavailable(message)
+        case ValueError() if value_errors:
+            return exceptions.ValidationError({field: [message]})
+    return None
+
+
+@contextmanager
+def domain_errors(
+    field: str = "address", fields: Mapping[str, str] | None = None, *, value_errors: bool = False
+) -> Iterator[None]:
+    """Raise the domain errors of the block as the API's (`api_error`); others pass on."""
+    try:
+        yield
+    except Exception as exc:
+        error = api_error(exc, field=field, fields=fields, value_errors=value_errors)
+        if error is None:
+            raise
+        raise error from exc
+
+
 class ErrorBodySerializer(serializers.Serializer[Any]):
     code = serializers.CharField(help_text="machine-readable, e.g. invalid, not_found")
     message = serializers.CharField(help_text="the first problem, for people")
@@ -108,3 +188,16 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
         status: OpenApiResponse(response=ErrorSerializer, description=described[status])
         for status in statuses
     }
+
+
+# What a retrieval (ranking memories for a query) can fail with, for the schema.
+EMBEDDING_UNAVAILABLE = {
+    409: OpenApiResponse(
+        response=ErrorSerializer,
+        description="The simulation's model budget is spent (an embedding server's "
+        "requests count against it).",
+    ),
+    503: OpenApiResponse(response=ErrorSerializer, description="The embedding backend failed."),
+}
+# What an endpoint that calls the language model can fail with, besides its own errors.
+MODEL_ERRORS = (409, 429, 503)

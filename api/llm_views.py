@@ -5,34 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
-from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, generics
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from llm.models import ModelCall
 from llm.selectors import model_call_list, model_call_summary
-from world.models import Simulation
-from world.selectors import simulation_get
 
 from .errors import error_responses
 from .llm_serializers import ModelCallSerializer, ModelCallSummarySerializer
-
-SIMULATION_PK = OpenApiParameter(
-    "simulation_pk", OpenApiTypes.INT, OpenApiParameter.PATH, description="simulation id"
-)
-
-
-def _simulation(request: Request, pk: int) -> Simulation:
-    user: User | AnonymousUser = request.user
-    try:
-        return simulation_get(user=user, pk=pk)
-    except Simulation.DoesNotExist:
-        raise exceptions.NotFound() from None
+from .lookups import SIMULATION_ID, simulation_owned
 
 
 class ModelCallFilter(django_filters.FilterSet):
@@ -65,11 +50,13 @@ class ModelCallListView(generics.ListAPIView[ModelCall]):
     def get_queryset(self) -> QuerySet[ModelCall]:
         if getattr(self, "swagger_fake_view", False):
             return ModelCall.objects.none()
-        return model_call_list(simulation=_simulation(self.request, self.kwargs["simulation_pk"]))
+        return model_call_list(
+            simulation=simulation_owned(self.request, self.kwargs["simulation_pk"])
+        )
 
     @extend_schema(
         summary="List a simulation's model calls (the ledger)",
-        parameters=[SIMULATION_PK],
+        parameters=[SIMULATION_ID],
         responses={200: ModelCallSerializer(many=True), **error_responses(400, 401, 404)},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -81,10 +68,10 @@ class ModelCallSummaryView(APIView):
 
     @extend_schema(
         summary="Model calls and tokens of a simulation, per task, agent, model and sim hour",
-        parameters=[SIMULATION_PK],
+        parameters=[SIMULATION_ID],
         responses={200: ModelCallSummarySerializer, **error_responses(401, 404)},
     )
     def get(self, request: Request, simulation_pk: int) -> Response:
-        simulation = _simulation(request, simulation_pk)
+        simulation = simulation_owned(request, simulation_pk)
         summary = model_call_summary(simulation=simulation)
         return Response(ModelCallSummarySerializer(summary).data)

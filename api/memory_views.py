@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import django_filters
-from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import exceptions, generics, status
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, generics
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from llm.errors import BudgetExhausted
-from memories.embeddings import EmbeddingError
 from memories.models import Memory, MemoryKind
 from memories.retrieval import Mode
 from memories.selectors import (
-    RetrievalConfigError,
     memories_by_id,
     memory_evidence_tree,
     memory_get,
@@ -30,11 +24,10 @@ from memories.selectors import (
     memory_retrieval,
 )
 from memories.services import memories_touch
-from world.models import Agent, Simulation
-from world.selectors import simulation_get
 
-from .errors import BudgetSpent, ErrorSerializer, error_responses
+from .errors import EMBEDDING_UNAVAILABLE, domain_errors, error_responses
 from .filters import IntegerFilter
+from .lookups import RESIDENT_PATH, resident_owned
 from .memory_serializers import (
     EvidenceNodeSerializer,
     MemorySerializer,
@@ -43,35 +36,9 @@ from .memory_serializers import (
     evidence_tree_data,
 )
 
-PATH = [
-    OpenApiParameter(
-        "simulation_pk", OpenApiTypes.INT, OpenApiParameter.PATH, description="simulation id"
-    ),
-    OpenApiParameter(
-        "resident", OpenApiTypes.STR, OpenApiParameter.PATH, description="resident id or name"
-    ),
-]
 NUMBER = OpenApiParameter(
     "number", OpenApiTypes.INT, OpenApiParameter.PATH, description="the memory's number"
 )
-
-
-def _resident(request: Request, kwargs: dict[str, Any]) -> tuple[Simulation, Agent]:
-    """The requester's simulation and its resident named or numbered in the URL, or 404."""
-    user: User | AnonymousUser = request.user
-    try:
-        simulation = simulation_get(user=user, pk=kwargs["simulation_pk"])
-    except Simulation.DoesNotExist:
-        raise exceptions.NotFound() from None
-    key: str = kwargs["resident"]
-    lookup = {"pk": int(key)} if key.isascii() and key.isdigit() else {"name": key}
-    residents = Agent.objects.filter(simulation=simulation).only(
-        "id", "simulation_id", "name", "recency_decay"
-    )
-    try:
-        return simulation, residents.get(**lookup)
-    except Agent.DoesNotExist:
-        raise exceptions.NotFound() from None
 
 
 class MemoryFilter(django_filters.FilterSet):
@@ -130,12 +97,12 @@ class MemoryListView(generics.ListAPIView[Memory]):
     def get_queryset(self) -> QuerySet[Memory]:
         if getattr(self, "swagger_fake_view", False):
             return Memory.objects.none()
-        _, agent = _resident(self.request, self.kwargs)
+        _, agent = resident_owned(self.request, self.kwargs)
         return memory_list(agent=agent)
 
     @extend_schema(
         summary="List a resident's memories",
-        parameters=PATH,
+        parameters=RESIDENT_PATH,
         responses={200: MemorySerializer(many=True), **error_responses(400, 401, 404)},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -147,7 +114,7 @@ class MemoryDetailView(APIView):
 
     @extend_schema(
         summary="A resident's memory",
-        parameters=[*PATH, NUMBER],
+        parameters=[*RESIDENT_PATH, NUMBER],
         responses={200: MemorySerializer, **error_responses(401, 404)},
     )
     def get(self, request: Request, **kwargs: Any) -> Response:
@@ -155,7 +122,7 @@ class MemoryDetailView(APIView):
 
 
 def _memory(request: Request, kwargs: dict[str, Any]) -> Memory:
-    _, agent = _resident(request, kwargs)
+    _, agent = resident_owned(request, kwargs)
     try:
         return memory_get(agent=agent, number=kwargs["number"])
     except Memory.DoesNotExist:
@@ -169,44 +136,12 @@ class MemoryEvidenceView(APIView):
         summary="A memory's evidence tree",
         description="The memory and the memories it cites, each with the memories it cites, "
         "in citation order, down to memories that cite nothing (at most 20 levels).",
-        parameters=[*PATH, NUMBER],
+        parameters=[*RESIDENT_PATH, NUMBER],
         responses={200: EvidenceNodeSerializer, **error_responses(401, 404)},
     )
     def get(self, request: Request, **kwargs: Any) -> Response:
         tree = memory_evidence_tree(memory=_memory(request, kwargs))
         return Response(evidence_tree_data(tree))
-
-
-class EmbeddingUnavailable(exceptions.APIException):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_detail = "The query could not be embedded."
-    default_code = "embedding_unavailable"
-
-
-# The schema entry and the mapping of what a retrieval can fail with, for every view that
-# ranks memories for a query.
-EMBEDDING_UNAVAILABLE = {
-    409: OpenApiResponse(
-        response=ErrorSerializer,
-        description="The simulation's model budget is spent (an embedding server's "
-        "requests count against it).",
-    ),
-    503: OpenApiResponse(response=ErrorSerializer, description="The embedding backend failed."),
-}
-
-
-@contextmanager
-def retrieval_errors() -> Iterator[None]:
-    """Bad retrieval weights in the simulation's config are a 400; a spent budget a 409 (a
-    billed embedding server's query); a failed embedding a 503."""
-    try:
-        yield
-    except RetrievalConfigError as exc:
-        raise exceptions.ValidationError({"config": [str(exc)]}) from exc
-    except BudgetExhausted as exc:
-        raise BudgetSpent(str(exc)) from exc
-    except EmbeddingError as exc:
-        raise EmbeddingUnavailable(str(exc)) from exc
 
 
 class RetrieveView(APIView):
@@ -221,7 +156,7 @@ class RetrieveView(APIView):
         "time, and returns the best `k`. With `touch` (the default) the returned memories' "
         "last access becomes that sim time, recorded as a `memory.touched` event, as when "
         "the agent itself retrieves.",
-        parameters=PATH,
+        parameters=RESIDENT_PATH,
         request=RetrievalRequestSerializer,
         responses={
             200: RetrievalSerializer,
@@ -230,10 +165,10 @@ class RetrieveView(APIView):
         },
     )
     def post(self, request: Request, **kwargs: Any) -> Response:
-        simulation, agent = _resident(request, kwargs)
+        simulation, agent = resident_owned(request, kwargs)
         body = RetrievalRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        with retrieval_errors():
+        with domain_errors():
             retrieval = memory_retrieval(
                 simulation=simulation,
                 agent=agent,

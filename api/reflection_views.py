@@ -12,8 +12,8 @@ from rest_framework.views import APIView
 
 from agents.reflection.selectors import reflection_why
 
-from .errors import error_responses
-from .memory_views import EMBEDDING_UNAVAILABLE, PATH, _resident, retrieval_errors
+from .errors import EMBEDDING_UNAVAILABLE, domain_errors, error_responses
+from .lookups import RESIDENT_PATH, resident_owned
 from .reflection_serializers import WhyRequestSerializer, WhySerializer
 
 
@@ -29,7 +29,7 @@ class WhyView(APIView):
         "reflections) at the simulation's sim time, and returns the best `k`, each with "
         "its evidence tree: the memories it cites, and theirs, down to observations. "
         "Reads only: nothing is touched.",
-        parameters=PATH,
+        parameters=RESIDENT_PATH,
         request=WhyRequestSerializer,
         responses={
             200: WhySerializer,
@@ -38,10 +38,10 @@ class WhyView(APIView):
         },
     )
     def post(self, request: Request, **kwargs: Any) -> Response:
-        simulation, agent = _resident(request, kwargs)
+        simulation, agent = resident_owned(request, kwargs)
         body = WhyRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        with retrieval_errors():
+        with domain_errors():
             why = reflection_why(
                 simulation=simulation,
                 agent=agent,

@@ -1,9 +1,17 @@
-"""OpenAPI post-processing: the errors every operation of a kind can return, in one place."""
+"""OpenAPI helpers: request examples, and the errors every operation of a kind can return."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from drf_spectacular.utils import OpenApiExample
+
+
+def request_example(name: str, value: dict[str, Any]) -> list[OpenApiExample]:
+    """One example request body, for an operation's `examples`."""
+    return [OpenApiExample(name, value=value, request_only=True)]
+
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 # status -> (description, whether an operation can return it)

@@ -5,18 +5,18 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, include, path
 from rest_framework.routers import SimpleRouter
 
-from . import views
+from . import resident_views, simulation_views, town_views
 
 router = SimpleRouter()
-router.register("towns", views.TownViewSet, basename="town")
-router.register("simulations", views.SimulationViewSet, basename="simulation")
+router.register("towns", town_views.TownViewSet, basename="town")
+router.register("simulations", simulation_views.SimulationViewSet, basename="simulation")
 
 town_router = SimpleRouter()
-town_router.register("locations", views.LocationViewSet, basename="location")
+town_router.register("locations", town_views.LocationViewSet, basename="location")
 
 simulation_router = SimpleRouter()
-simulation_router.register("residents", views.ResidentViewSet, basename="resident")
-simulation_router.register("events", views.EventViewSet, basename="event")
+simulation_router.register("residents", resident_views.ResidentViewSet, basename="resident")
+simulation_router.register("events", simulation_views.EventViewSet, basename="event")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", include(router.urls)),
