@@ -19,11 +19,13 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from agents.bases import UnknownBase
+from agents.config import ConfigInvalid
 from agents.controls import ControlConflict, ControlRefused
 from agents.engine import RunConflict, RunRefused
 from llm.errors import BudgetExhausted, ModelCallFailed
 from memories.embeddings import EmbeddingError
 from memories.selectors import RetrievalConfigError
+from world.clock import SimTimeOutOfReach
 from world.paths import NotWalkable, UnknownAddress, Unreachable
 
 
@@ -134,6 +136,10 @@ def api_error(
             return exceptions.ValidationError([message])
         case UnknownBase():
             return exceptions.ValidationError({"base": [message]})
+        case ConfigInvalid():  # the config breaks its schema: errors by field
+            return exceptions.ValidationError(exc.errors, code="invalid_config")
+        case SimTimeOutOfReach():
+            return exceptions.ValidationError({"start_time": [message]})
         case RetrievalConfigError():  # bad retrieval weights in the simulation's config
             return exceptions.ValidationError({"config": [message]})
         case BudgetExhausted():  # model calls, or a billed embedding server's queries

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.bases import BASES
+from agents.config import SimulationConfig
 from world.models import Agent, Event, Location, Simulation, SimulationStatus, Town
 
 MAX_SEED = 2**31 - 1
@@ -16,6 +17,44 @@ MAX_SEC_PER_STEP = 3600
 # [[x, y], ...]: tiles as coordinates, never as the stored indices.
 _TILE = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 _TILE_LIST = {"type": "array", "items": _TILE}
+
+
+def _openapi_schema(schema: Any, defs: dict[str, Any]) -> Any:
+    """A pydantic JSON schema as an OpenAPI 3.0 schema: references inlined, `const` as a
+    one-value enum, `null` in `anyOf` as `nullable`, titles dropped."""
+    if isinstance(schema, list):
+        return [_openapi_schema(item, defs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        return _openapi_schema(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("title", "$defs"):
+            continue
+        if key == "const":
+            out["enum"] = [value]
+        elif key == "anyOf":
+            kinds = [v for v in value if v != {"type": "null"}]
+            if len(kinds) < len(value):
+                out["nullable"] = True
+            if len(kinds) == 1:
+                out.update(_openapi_schema(kinds[0], defs))
+            else:
+                out["anyOf"] = _openapi_schema(kinds, defs)
+        else:
+            out[key] = _openapi_schema(value, defs)
+    return out
+
+
+def _config_schema() -> dict[str, Any]:
+    schema = SimulationConfig.model_json_schema()
+    return dict(_openapi_schema(schema, schema.get("$defs", {})))
+
+
+@extend_schema_field(_config_schema())
+class ConfigField(serializers.DictField):
+    """A simulation's config (agents.config.SimulationConfig), checked by the service."""
 
 
 class StrictFieldsMixin:
@@ -206,7 +245,9 @@ class SimulationCreateSerializer(StrictFieldsMixin, serializers.Serializer[Any])
         default=None,
         help_text="sim seconds per step; default: the base's",
     )
-    config = serializers.DictField(required=False, default=dict)
+    config = ConfigField(
+        required=False, default=dict, help_text="see agents.config.SimulationConfig"
+    )
     start_time = serializers.DateTimeField(
         required=False,
         allow_null=True,

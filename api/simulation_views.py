@@ -15,8 +15,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 
 from agents.engine import simulation_pause, simulation_progress, simulation_resume, simulation_run
-from agents.services import simulation_create_from_base
-from world.eventlog import simulation_fork
+from agents.services import simulation_create_from_base, simulation_fork_checked
 from world.models import Agent, Event, Simulation
 from world.selectors import event_list
 
@@ -111,7 +110,7 @@ class SimulationViewSet(
         body.is_valid(raise_exception=True)
         step = body.validated_data.get("step", source.step)
         with domain_errors("step", value_errors=True):  # a step outside the source's log
-            child = simulation_fork(
+            child = simulation_fork_checked(
                 simulation=source,
                 step=step,
                 name=body.validated_data["name"],
