@@ -14,7 +14,7 @@ from world.models import Simulation
 
 from ..engine import agents_at_commit, commit_hook_register
 from ..projections import AGENT_ACTING, AGENT_MOVED, CONVERSATION_HELD, OBJECT_STATE, PLAN_REVISED
-from .paper import _single
+from .places import single_occupancy as _single
 
 # Kinds of a resident's own decision that a conversation it is pulled into replaces.
 _DISPLACED = {AGENT_ACTING, AGENT_MOVED, OBJECT_STATE, PLAN_REVISED}
