@@ -4,6 +4,7 @@ to its place and the state it gives the object)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import timedelta
 
 from world.addresses import Address
@@ -15,7 +16,7 @@ from .places import single_occupancy
 from .planning import Block, NextAction, current_block, decompose
 from .selectors import plan_actions_list
 
-WAIT_MINUTES = 1  # someone uses a single-occupancy object: look again after a minute
+OCCUPIED_WAIT_MINUTES = 1  # someone uses a single-occupancy object: look again after a minute
 
 
 def act(mind: Mind, replan: bool = False) -> None:
@@ -60,29 +61,28 @@ def next_action(mind: Mind, block: Block, fresh: bool = False) -> NextAction | N
 def start_action(mind: Mind, block: Block, action: NextAction) -> None:
     """Head for the action's place and do it until its end; a single-occupancy object in
     someone else's use makes the agent wait where it is instead."""
-    description, end, emoji, state = (
-        action.description,
-        action.end,
-        action.emoji,
-        action.object_state,
-    )
     address = mind.places.resolve(block.sector, block.arena, action.address)
     occupant = mind.context.occupants.get(address)
     if occupant and occupant != mind.name and single_occupancy(address):
-        end = mind.now + timedelta(minutes=WAIT_MINUTES)
-        description, emoji = f"waiting to use the {Address.parse(address).leaf}", "⏳"
-        address, state = mind.here or address, ""
+        action = replace(
+            action,
+            description=f"waiting to use the {Address.parse(address).leaf}",
+            end=mind.now + timedelta(minutes=OCCUPIED_WAIT_MINUTES),
+            emoji="⏳",
+            object_state="",
+        )
+        address = mind.here or address
     try:
         path = path_to_location(town=mind.context.town, start=mind.agent.tile, address=address)
     except (Unreachable, UnknownAddress, NotWalkable):
         path = [mind.agent.tile]
     seconds = mind.simulation.sec_per_step
-    end_step = mind.step + max(1, math.ceil((end - mind.now).total_seconds() / seconds))
+    end_step = mind.step + max(1, math.ceil((action.end - mind.now).total_seconds() / seconds))
     mind.emit(
         agent_acting(
             agent=mind.name,
-            action=description,
-            emoji=emoji,
+            action=action.description,
+            emoji=action.emoji,
             address=address,
             spo=action.spo,
             start_step=mind.step,
@@ -90,5 +90,5 @@ def start_action(mind: Mind, block: Block, action: NextAction) -> None:
             path=path[1:],
         )
     )
-    if state and Address.parse(address).is_object:
-        mind.emit(object_state(address=address, state=state, agent=mind.name))
+    if action.object_state and Address.parse(address).is_object:
+        mind.emit(object_state(address=address, state=action.object_state, agent=mind.name))
