@@ -44,6 +44,8 @@ class Sighting:
 
 @dataclass
 class Mind:
+    """One agent deciding one step (`paper.run`), or answering a line (`reply_line`)."""
+
     context: StepContext
     agent: Agent
     out: list[EventDraft] = field(default_factory=list)
