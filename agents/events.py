@@ -53,11 +53,6 @@ def is_idle(state: str) -> bool:
     return state in IDLE_STATES
 
 
-def is_sleeping(action: str) -> bool:
-    """The one test of whether an action (or plan item) is sleep."""
-    return "sleep" in action.lower()
-
-
 Tile = Sequence[int]
 
 

@@ -41,13 +41,9 @@ class StepContext:
     @cached_property
     def object_setters(self) -> dict[str, tuple[str, str]]:
         """Object address -> (state, the resident whose action set it; "" when set by a user)."""
-        from ..models import ObjectState
+        from .selectors import object_setters_get
 
-        rows = ObjectState.objects.filter(simulation=self.simulation)
-        return {
-            address: (state, by)
-            for address, state, by in rows.values_list("address", "state", "by_agent")
-        }
+        return object_setters_get(simulation=self.simulation)
 
     @cached_property
     def agents_by_arena(self) -> dict[str, list[Agent]]:

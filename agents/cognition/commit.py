@@ -9,11 +9,11 @@ dropped whole. A single-occupancy object goes to the first resident who takes it
 
 from __future__ import annotations
 
-from agents.events import AGENT_ACTING, AGENT_MOVED, CONVERSATION_HELD, OBJECT_STATE, PLAN_REVISED
 from world.eventlog import EventDraft
 
 from ..commit_context import CommitContext
-from .paper import _single
+from ..events import AGENT_ACTING, AGENT_MOVED, CONVERSATION_HELD, OBJECT_STATE, PLAN_REVISED
+from .places import single_occupancy
 
 # Kinds of a resident's own decision that a conversation it is pulled into replaces.
 _DISPLACED = {AGENT_ACTING, AGENT_MOVED, OBJECT_STATE, PLAN_REVISED}
@@ -48,12 +48,14 @@ def resolve_occupancy(context: CommitContext, drafts: list[EventDraft]) -> list[
     taken = {
         a.action_address: a.name
         for a in context.agents.values()
-        if a.busy_until_step > context.step and a.action_address and _single(a.action_address)
+        if a.busy_until_step > context.step
+        and a.action_address
+        and single_occupancy(a.action_address)
     }
     kept = []
     late: set[str] = set()
     for draft in drafts:
-        if draft.kind == AGENT_ACTING and _single(draft.payload.get("address", "")):
+        if draft.kind == AGENT_ACTING and single_occupancy(draft.payload.get("address", "")):
             address = draft.payload["address"]
             holder = taken.get(address)
             if holder is not None and holder != draft.agent:

@@ -7,32 +7,23 @@ stays a while, and records the residents it sees within its vision radius in its
 
 from __future__ import annotations
 
-from functools import cache
-
-from agents.events import AGENT_ARRIVED, AGENT_HEADED, AGENT_MOVED, AGENT_PERCEIVED
+from world.addresses import address_format
 from world.eventlog import EventDraft
-from world.models import Agent, Location, LocationKind, Town
+from world.models import Agent, Town
 from world.paths import Unreachable, path_to_location
 
+from ..events import IDLE, agent_arrived, agent_headed, agent_moved, agent_perceived
 from . import StepContext
+from .selectors import town_arenas_cached
 
 STAY_STEPS = (30, 180)  # 5 to 30 sim minutes at 10 s a step
 
 
-@cache
-def _arenas(town_id: int) -> frozenset[str]:
-    return frozenset(
-        Location.objects.filter(town_id=town_id, kind=LocationKind.ARENA).values_list(
-            "address", flat=True
-        )
-    )
-
-
 def known_arenas(town: Town, agent: Agent) -> list[str]:
     """Arenas in the agent's spatial memory that exist in the town, in a fixed order."""
-    real = _arenas(town.pk)
+    real = town_arenas_cached(town_id=town.pk)
     found = [
-        f"{world}:{sector}:{arena}"
+        address_format(world, sector, arena)
         for world, sectors in agent.spatial_memory.items()
         for sector, arenas in sectors.items()
         for arena in arenas
@@ -45,27 +36,20 @@ class MinimalCognition:
         events = self._act(context, agent)
         seen = self._perceive(context, agent)
         if seen:
-            events.append(
-                EventDraft(kind=AGENT_PERCEIVED, agent=agent.name, payload={"observations": seen})
-            )
+            events.append(agent_perceived(agent=agent.name, observations=seen))
         return events
 
     def _act(self, context: StepContext, agent: Agent) -> list[EventDraft]:
         if agent.path:
-            tile = [int(v) for v in agent.path[0]]
-            events = [EventDraft(kind=AGENT_MOVED, agent=agent.name, payload={"tile": tile})]
+            events = [agent_moved(agent=agent.name, tile=agent.path[0])]
             if len(agent.path) == 1:
                 stay = context.rng(agent.name).randint(*STAY_STEPS)
-                events.append(
-                    EventDraft(
-                        kind=AGENT_ARRIVED,
-                        agent=agent.name,
-                        payload={
-                            "action": f"idle at {agent.destination}",
-                            "busy_until_step": context.step + stay,
-                        },
-                    )
+                arrived = agent_arrived(
+                    agent=agent.name,
+                    action=f"idle at {agent.destination}",
+                    busy_until_step=context.step + stay,
                 )
+                events.append(arrived)
             return events
         if context.step < agent.busy_until_step or agent.user_controlled:
             return []  # a user-controlled resident goes only where the user sends it
@@ -82,12 +66,13 @@ class MinimalCognition:
             except Unreachable:
                 continue
             if len(path) > 1:
-                payload = {
-                    "destination": destination,
-                    "path": [list(tile) for tile in path[1:]],
-                    "action": f"walking to {destination}",
-                }
-                return [EventDraft(kind=AGENT_HEADED, agent=agent.name, payload=payload)]
+                headed = agent_headed(
+                    agent=agent.name,
+                    destination=destination,
+                    path=path[1:],
+                    action=f"walking to {destination}",
+                )
+                return [headed]
         return []
 
     def _perceive(self, context: StepContext, agent: Agent) -> list[str]:
@@ -100,7 +85,7 @@ class MinimalCognition:
         for x, y, name in context.objects_by_arena.get(here, []):
             if max(abs(x - agent.tile_x), abs(y - agent.tile_y)) <= radius:
                 dx, dy = x - agent.tile_x, y - agent.tile_y
-                near.append((dx * dx + dy * dy, name, "idle"))
+                near.append((dx * dx + dy * dy, name, IDLE))
         for other in context.agents_by_arena.get(here, []):
             if other.name == agent.name:
                 continue

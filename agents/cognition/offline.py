@@ -1,10 +1,11 @@
-"""Offline policies of the cognition tasks: rules, not a language model.
+"""Offline policies of the cognition's planning tasks: rules, not a language model.
 
 They read the same inputs the prompts render (identity, lifestyle, the places the agent
 knows, what it remembers) and make a recognisable day: sleep and wake times from the
-lifestyle, a workplace from the identity and daily plan requirement, meals, and
-conversations that pass on what the speaker finds most important, so news spreads.
-Deterministic for a given random generator, which the port seeds per call.
+lifestyle, a workplace from the identity and daily plan requirement, meals, evenings
+out. Deterministic for a given random generator, which the port seeds per call. The
+actions at objects are in `offline_actions`; conversations and interviews (which pass on
+what the speaker finds most important, so news spreads) in `offline_talk`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from dataclasses import dataclass
 
 from llm.importance import importance_offline
 from llm.tasks import Inputs
+from world.addresses import Address
+
+from .sleep import is_bedtime
 
 _TIME = re.compile(r"(\d{1,2})(?::(\d{2}))?\s*(am|pm)", re.IGNORECASE)
 
@@ -86,9 +90,7 @@ def routine(inputs: Inputs) -> Routine:
     identity = f"{requirement} {inputs['summary']}"
     times = times_in(lifestyle)
     wake, bed = times.get("wake", 7 * 60), times.get("bed", 23 * 60)
-    home_sector = (
-        str(inputs["living_area"]).split(":")[1] if ":" in str(inputs["living_area"]) else ""
-    )
+    home_sector = Address.parse(str(inputs["living_area"])).sector
     sectors = [s for s in places_of(str(inputs["places"])) if s != home_sector]
     workplace = ""
     for sector in sorted(sectors, key=lambda s: identity.find(s) if s in identity else 10**6):
@@ -140,9 +142,6 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
     return plan
 
 
-_SLEEP = ("sleep", "bed")
-
-
 # activity words -> arena words, most wanted first
 _ARENA_FOR = [
     (("stud", "class", "research", "library"), ("library", "classroom")),
@@ -156,10 +155,10 @@ _ARENA_FOR = [
 def place_for(description: str, inputs: Inputs) -> tuple[str, str]:
     """A (sector, arena) the agent knows for an activity: the sector named in it, else home."""
     places = places_of(str(inputs["places"]))
-    home = str(inputs["living_area"]).split(":")
+    home = Address.parse(str(inputs["living_area"]))
     home_place = (
-        (home[1], home[2])
-        if len(home) >= 3
+        (home.sector, home.arena)
+        if home.arena
         else next(((s, a[0]) for s, a in places.items() if a), ("", ""))
     )
     lowered = description.lower()
@@ -188,7 +187,7 @@ def hourly_blocks(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, in
             continue
         start, duration, description = minutes_of(match[1]), int(match[2]), match[3]
         sector, arena = place_for(description, inputs)
-        if any(word in description.lower() for word in _SLEEP) or duration <= 60:
+        if is_bedtime(description) or duration <= 60:
             blocks.append((description, start, duration, sector, arena))
             continue
         for offset in range(0, duration, 60):
@@ -198,106 +197,6 @@ def hourly_blocks(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, in
                 label = "reading and relaxing at home"
             blocks.append((label, start + offset, length, sector, arena))
     return blocks
-
-
-# activity keyword -> (action description, object keywords, emoji, object state)
-_ACTIONS: list[tuple[tuple[str, ...], list[tuple[str, tuple[str, ...], str, str]]]] = [
-    (
-        ("waking", "breakfast"),
-        [
-            ("waking up and stretching", ("bed",), "🥱", "being made"),
-            ("brushing teeth", ("sink", "bathroom"), "🪥", "running water"),
-            ("taking a shower", ("shower", "bathroom"), "🚿", "running"),
-            ("getting dressed", ("closet", "wardrobe"), "👕", "open"),
-            (
-                "making breakfast",
-                ("kitchen", "stove", "cooking", "refrigerator"),
-                "🍳",
-                "cooking breakfast",
-            ),
-            ("eating breakfast", ("table", "desk", "seating"), "🥣", "in use"),
-        ],
-    ),
-    (
-        ("lunch", "dinner", "eating"),
-        [
-            (
-                "getting food",
-                ("counter", "refrigerator", "kitchen", "cooking"),
-                "🍽️",
-                "serving food",
-            ),
-            ("eating a meal", ("seating", "table", "desk"), "🍲", "in use"),
-        ],
-    ),
-    (
-        ("cafe", "counter", "serving"),
-        [
-            ("serving customers at the counter", ("counter",), "☕", "taking orders"),
-            ("brewing coffee", ("cooking", "coffee", "kitchen"), "☕", "brewing coffee"),
-            ("cleaning the tables", ("seating", "table"), "🧽", "being cleaned"),
-            ("washing cups", ("sink",), "🧼", "full of cups"),
-        ],
-    ),
-    (
-        ("studying", "library", "class", "research", "writing"),
-        [
-            ("reading and taking notes", ("table", "desk", "bookshelf", "shelf"), "📚", "in use"),
-            ("writing a research paper", ("desk", "table", "computer"), "✍️", "in use"),
-            ("looking up sources", ("bookshelf", "shelf", "computer"), "🔎", "being browsed"),
-        ],
-    ),
-    (
-        ("pub", "drink"),
-        [
-            ("having a drink at the bar", ("bar", "seating", "counter"), "🍺", "busy"),
-            ("chatting with the regulars", ("seating", "table"), "🗣️", "busy"),
-        ],
-    ),
-    (
-        ("park", "walk"),
-        [("taking a walk in the park", ("garden", "bench", "park"), "🌳", "visited")],
-    ),
-    (
-        ("relaxing", "staying up", "home", "projects", "working"),
-        [
-            ("working at the desk", ("desk", "computer", "easel", "piano"), "💻", "in use"),
-            ("reading a book", ("shelf", "bookshelf", "sofa", "bed", "desk"), "📖", "in use"),
-            ("tidying up", ("closet", "shelf", "table"), "🧹", "being tidied"),
-        ],
-    ),
-]
-
-
-def _pick_object(objects: list[str], keywords: tuple[str, ...]) -> str:
-    for keyword in keywords:
-        for item in objects:
-            if keyword in item.lower():
-                return item
-    return ""
-
-
-def actions_for(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, str, str, str]]:
-    """(description, minutes, object, emoji, object state) adding up to the block."""
-    block = str(inputs["block"]).lower()
-    total = int(str(inputs["duration_minutes"]))
-    objects = [o.strip() for o in str(inputs["objects"]).split(",") if o.strip()]
-    menu = next(
-        (acts for words, acts in _ACTIONS if any(w in block for w in words)), _ACTIONS[-1][1]
-    )
-    # Only what the arena has the objects for: no shower in a bedroom without one.
-    doable = [(d, _pick_object(objects, k), e, s) for d, k, e, s in menu]
-    doable = [a for a in doable if a[1]] or [(block, objects[0] if objects else "", "🙂", "in use")]
-    actions, used, index = [], 0, 0
-    while used < total:
-        description, item, emoji, state = doable[index % len(doable)]
-        minutes = min(total - used, rng.choice((5, 10, 10, 15)))
-        if total - used - minutes < 5:
-            minutes = total - used
-        actions.append((description, minutes, item, emoji, state))
-        used += minutes
-        index += 1
-    return actions
 
 
 def importance_many(inputs: Inputs, rng: random.Random) -> list[int]:
@@ -315,95 +214,3 @@ def summary_text(inputs: Inputs) -> str:
         parts.append(f"{name} is {fields['Innate traits']}.")
     parts += [fields.get("Learned traits", ""), fields.get("Currently", "")]
     return " ".join(part for part in parts if part)
-
-
-def react(inputs: Inputs, rng: random.Random) -> str:
-    mine, theirs = str(inputs["action"]).lower(), str(inputs["observed_action"]).lower()
-    if any(w in mine or w in theirs for w in ("sleep", "chatting", "conversation")):
-        return "continue"
-    knows = str(inputs["observed_name"]) in str(inputs["context"])
-    return "talk" if rng.random() < (0.35 if knows else 0.05) else "continue"
-
-
-_PRONOUNS = [
-    (r"\b[Yy]ou (have|had|were|like|love|want|think|know|feel|often|sometimes|need)\b", r"I \1"),
-    (r"\bYou are\b", "I am"),
-    (r"\byou are\b", "I am"),
-    (r"\bYou've\b", "I've"),
-    (r"\bYou\b", "I"),
-    (r"\byour\b", "my"),
-    (r"\bYour\b", "My"),
-    (r"\byou\b", "me"),
-]
-
-
-def first_person(statement: str, speaker: str) -> str:
-    text = statement.replace(f"{speaker} is", "I am").replace(speaker, "I")
-    for pattern, replacement in _PRONOUNS:
-        text = re.sub(pattern, replacement, text)
-    return text.strip().rstrip(".")
-
-
-def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
-    speaker, listener = str(inputs["speaker"]), str(inputs["listener"])
-    dialogue = [line for line in lines_of(inputs["dialogue"]) if ": " in line]
-    said = [line.split(": ", 1)[1] for line in dialogue if line.startswith(f"{speaker}: ")]
-    heard = " ".join(dialogue)
-    first = listener.split()[0]
-    if not dialogue:
-        return f"Hi {first}, good to see you! How are you?", False
-    memories = [re.sub(r"^\d+\.\s*", "", m) for m in lines_of(inputs["memories"])]
-    for memory in memories:  # an invitation the speaker means to give this listener
-        if "invite" in memory.lower() and first in memory and "invited" not in heard:
-            party = next((m for m in memories if "party" in m.lower() and m != memory), "")
-            detail = f" {first_person(party, speaker)}." if party else ""
-            return f"By the way, {first}, you are invited to my party!{detail}", False
-    for memory in memories:
-        if "had a conversation" in memory or " said: " in memory or len(memory) > 300:
-            continue  # pass on what one knows, not hearsay of hearsay
-        news = first_person(memory, speaker)
-        if news and news not in heard and len(news) > 10:
-            opener = "Oh, and " if said else "I'm well, thanks! By the way, "
-            return f"{opener}{news}.", len(said) >= 2
-    return f"It was nice talking to you, {first}. See you around!", True
-
-
-def interview_answer(inputs: Inputs) -> str:
-    """An answer in the first person from the two most relevant memories retrieved."""
-    name = str(inputs["agent_name"])
-    memories = [re.sub(r"^\d+\.\s*", "", m).strip() for m in lines_of(inputs["memories"])]
-    facts: list[str] = []
-    for memory in memories:
-        fact = first_person(memory, name)
-        if len(fact) > 10 and fact not in facts:
-            facts.append(fact)
-        if len(facts) == 2:
-            break
-    if not facts:
-        return "I'm not sure; I don't remember anything about that."
-    return " ".join(f"{fact[0].upper()}{fact[1:]}." for fact in facts)
-
-
-def conversation_summary(inputs: Inputs) -> str:
-    lines = [line for line in lines_of(inputs["dialogue"]) if ": " in line]
-    news = [line for line in lines if "By the way" in line or "Oh, and" in line]
-    about = "; ".join(line.replace(": ", ' said: "', 1) + '"' for line in news[:3])
-    return f"{inputs['participants']} had a conversation. {about}".strip()
-
-
-# object state words that call for someone to act -> what they do
-_ALARMS = [
-    (("burning", "on fire", "smoking", "fire"), "putting out the fire at the {object}"),
-    (("leaking", "flooding", "overflowing"), "stopping the {object} from leaking"),
-    (("broken", "jammed", "stuck"), "fixing the {object}"),
-    (("left on", "running", "ringing", "beeping"), "turning off the {object}"),
-]
-
-
-def respond_to(obj: str, state: str) -> str | None:
-    """What a resident does about an object in an alarming state; None to carry on."""
-    lowered = state.lower()
-    for words, action in _ALARMS:
-        if any(word in lowered for word in words):
-            return action.format(object=obj)
-    return None

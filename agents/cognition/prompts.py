@@ -1,5 +1,5 @@
 """The cognition's prompt tasks: schemas of what the model must answer, and their offline
-policies (agents/cognition/offline.py). Templates: agents/llm/templates/<task>.txt."""
+policies (agents/cognition/offline*.py). Templates: agents/llm/templates/<task>.txt."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from llm.tasks import Inputs, PromptTask, task_register
 
-from . import offline
+from . import offline, offline_actions, offline_talk
 
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
 
@@ -129,13 +129,13 @@ def _decompose(inputs: Inputs, rng: random.Random) -> Decomposition:
                 triple=[name, d.split()[0], o or "room"],
                 object_state=s,
             )
-            for d, m, o, e, s in offline.actions_for(inputs, rng)
+            for d, m, o, e, s in offline_actions.actions_for(inputs, rng)
         ]
     )
 
 
 def _line(inputs: Inputs, rng: random.Random) -> Line:
-    text, end = offline.converse_line(inputs, rng)
+    text, end = offline_talk.converse_line(inputs, rng)
     return Line(line=text, end=end)
 
 
@@ -189,7 +189,7 @@ REACT = task_register(
         name="react",
         template="react.txt",
         output=Reaction,
-        offline=lambda i, r: Reaction(reaction=offline.react(i, r), reason="offline policy"),  # type: ignore[arg-type]
+        offline=lambda i, r: Reaction(reaction=offline_talk.react(i, r), reason="offline policy"),  # type: ignore[arg-type]
         description="whether to talk, wait or carry on",
     )
 )
@@ -207,14 +207,14 @@ CONVERSATION_SUMMARY = task_register(
         name="conversation_summary",
         template="conversation_summary.txt",
         output=ConversationSummary,
-        offline=lambda i, r: ConversationSummary(summary=offline.conversation_summary(i)),
+        offline=lambda i, r: ConversationSummary(summary=offline_talk.conversation_summary(i)),
         description="what a conversation was about",
     )
 )
 
 
 def _respond(inputs: Inputs, rng: random.Random) -> Response:
-    action = offline.respond_to(str(inputs["object"]), str(inputs["state"]))
+    action = offline_actions.respond_to(str(inputs["object"]), str(inputs["state"]))
     if action is None:
         return Response(respond=False, action="", emoji="", state_after="")
     return Response(respond=True, action=action, emoji="🧯", state_after="idle")
@@ -235,7 +235,7 @@ INTERVIEW = task_register(
         name="interview",
         template="interview.txt",
         output=InterviewAnswer,
-        offline=lambda i, r: InterviewAnswer(answer=offline.interview_answer(i)),
+        offline=lambda i, r: InterviewAnswer(answer=offline_talk.interview_answer(i)),
         description="an answer to a user's interview question, in character",
     )
 )

@@ -24,6 +24,7 @@ from world.paths import (
 from world.selectors import town_cached
 
 from ..cognition.paper import reply_line
+from ..cognition.sleep import is_sleeping
 from ..decisions import decision_stand_still
 from ..events import (
     agent_acting,
@@ -31,7 +32,6 @@ from ..events import (
     agent_created,
     agent_stand_still,
     conversation_held,
-    is_sleeping,
 )
 from ..models import Conversation
 from .common import (

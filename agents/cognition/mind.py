@@ -1,0 +1,89 @@
+"""The step's state: one agent deciding one step, what it reads, and what it makes.
+
+The parts of the paper's cognition (recall, planning, places, acting, perception,
+conversation) are functions of a `Mind`: they read the agent and the `StepContext`, and
+add event drafts and notes (memories to make, rated together at the end of the step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from memories.models import MemoryKind
+from world.eventlog import EventDraft
+from world.models import Agent, Simulation
+
+from . import StepContext
+from .places import KnownPlaces
+
+if TYPE_CHECKING:
+    from .planning import Block
+
+
+@dataclass
+class Note:
+    """A memory to make this step; importance is rated for all of them at once."""
+
+    agent: str
+    kind: MemoryKind
+    description: str
+    spo: tuple[str, str, str] = ("", "", "")
+    conversation: str = ""
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """An object seen in a state a user set (a burning stove): something to respond to."""
+
+    name: str
+    state: str
+    address: str
+
+
+@dataclass
+class Mind:
+    """One agent deciding one step (`paper.run`), or answering a line (`reply_line`)."""
+
+    context: StepContext
+    agent: Agent
+    out: list[EventDraft] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    touched: dict[str, set[int]] = field(default_factory=dict)  # agent -> memory numbers
+    blocks: list[Block] | None = None  # today's hour blocks, when planned this step
+    thought: str = ""  # what the inner voice said, for the decomposition
+    news: dict[str, list[str]] = field(default_factory=dict)  # agent -> its important memories
+    sightings: list[Sighting] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.agent.name
+
+    @property
+    def now(self) -> datetime:
+        return self.context.now
+
+    @property
+    def step(self) -> int:
+        return self.context.step
+
+    @property
+    def simulation(self) -> Simulation:
+        return self.context.simulation
+
+    @property
+    def ablations(self) -> set[str]:
+        return set(self.simulation.config.get("ablations", []))
+
+    @property
+    def places(self) -> KnownPlaces:
+        return KnownPlaces(self.agent, self.context.town)
+
+    @property
+    def here(self) -> str:
+        """The arena the agent stands in ("" outside any)."""
+        return self.context.arena_at(self.agent.tile)
+
+    def emit(self, draft: EventDraft) -> None:
+        self.out.append(draft)

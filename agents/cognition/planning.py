@@ -1,0 +1,235 @@
+"""Planning: the summary description, the day plan and its hour blocks (once a sim day),
+the decomposition of a block into 5-15 minute actions, and the block covering now."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from llm.inputs import agent_identity
+from llm.port import llm_run
+from memories.models import MemoryKind
+
+from ..events import PlanItemPayload, agent_day_planned, agent_summarized, plan_item, plan_made
+from ..models import PlanLevel
+from .mind import Mind, Note
+from .places import sector_arena
+from .prompts import DAY_PLAN, DECOMPOSE, HOURLY_SCHEDULE, SUMMARY
+from .recall import statements
+from .selectors import memory_last_plan_get, plan_block_current
+from .sleep import is_sleeping
+
+
+@dataclass
+class Block:
+    """An hour block of the plan: what, when and where (sector, arena)."""
+
+    description: str
+    start: datetime
+    minutes: int
+    sector: str
+    arena: str
+    number: int | None = None  # the PlanItem's, once it exists
+
+    @property
+    def end(self) -> datetime:
+        return self.start + timedelta(minutes=self.minutes)
+
+    @property
+    def sleeping(self) -> bool:
+        return is_sleeping(self.description)
+
+
+@dataclass(frozen=True)
+class NextAction:
+    """An action to start now and do until `end`, at `address` (or at the object of the
+    block's arena nearest to a bare name such as "bed"), leaving the object in
+    `object_state` while it lasts ("" to leave it as it is)."""
+
+    description: str
+    end: datetime
+    address: str
+    emoji: str
+    spo: list[str]
+    object_state: str
+
+
+def summary(mind: Mind) -> str:
+    """The agent's summary description, made once a sim day from three retrievals."""
+    agent, today, name = mind.agent, mind.now.date(), mind.name
+    if agent.summary and agent.summary_date == today:
+        return agent.summary
+    result = llm_run(
+        task=SUMMARY,
+        inputs={
+            "agent_name": name,
+            "agent_identity": agent_identity(agent),
+            "statements": statements(
+                mind,
+                agent,
+                f"{name}'s core characteristics",
+                f"{name}'s current daily occupation",
+                f"{name}'s feeling about recent progress in life",
+                k=4,
+            ),
+        },
+        simulation=mind.simulation,
+        agent=agent,
+    )
+    mind.emit(agent_summarized(agent=name, summary=result.summary, date=today.isoformat()))
+    agent.summary, agent.summary_date = result.summary, today
+    return result.summary
+
+
+def yesterday(mind: Mind) -> str:
+    """The latest day plan the agent remembers."""
+    last = memory_last_plan_get(agent=mind.agent)
+    return last or "This is the first day of the simulation."
+
+
+def plan_day(mind: Mind) -> None:
+    """The day in broad strokes, then as hour blocks at known places (plan rows of both
+    levels in one `plan.made`), and a memory of the plan."""
+    agent, name, today = mind.agent, mind.name, mind.now.date()
+    midnight = datetime.combine(today, datetime.min.time(), tzinfo=mind.now.tzinfo)
+    mind.emit(agent_day_planned(agent=name, date=today.isoformat()))
+    if "no_planning" in mind.ablations:
+        mind.blocks = []
+        return
+    places = mind.places
+    common = {
+        "agent_name": name,
+        "summary": summary(mind),
+        "living_area": agent.living_area,
+        "places": places.text(),
+    }
+    plan = llm_run(
+        task=DAY_PLAN,
+        inputs={
+            **common,
+            "daily_plan_requirement": agent.daily_plan_requirement or "none",
+            "lifestyle": agent.lifestyle,
+            "yesterday": yesterday(mind),
+            "date": today.strftime("%A %B %d, %Y"),
+        },
+        simulation=mind.simulation,
+        agent=agent,
+    )
+    day_text = [f"{i.start} ({i.duration_minutes} min): {i.description}" for i in plan.items]
+    schedule = llm_run(
+        task=HOURLY_SCHEDULE,
+        inputs={**common, "day_plan": day_text},
+        simulation=mind.simulation,
+        agent=agent,
+    )
+    items: list[PlanItemPayload] = []
+    day_starts = []
+    for item in plan.items:
+        start = midnight + _minutes(item.start)
+        day_starts.append(start)
+        items.append(
+            plan_item(
+                level=PlanLevel.DAY,
+                description=item.description,
+                start=start,
+                minutes=item.duration_minutes,
+            )
+        )
+    mind.blocks = []
+    for block in schedule.blocks:
+        start = midnight + _minutes(block.start)
+        sector, arena = places.nearest_arena(block.sector, block.arena)
+        parent = max((i for i, s in enumerate(day_starts) if s <= start), default=0)
+        items.append(
+            plan_item(
+                level=PlanLevel.HOUR,
+                description=block.description,
+                start=start,
+                minutes=block.duration_minutes,
+                address=places.address(sector, arena),
+                parent_index=parent,
+            )
+        )
+        mind.blocks.append(Block(block.description, start, block.duration_minutes, sector, arena))
+    mind.emit(plan_made(agent=name, items=items))
+    gist = "; ".join(f"{i.start} {i.description}" for i in plan.items)
+    description = f"This is {name}'s plan for {today:%A %B %d}: {gist}"
+    mind.notes.append(Note(name, MemoryKind.PLAN, description))
+
+
+def current_block(mind: Mind) -> Block | None:
+    """The hour block covering now: today's if planned this step, else the stored one.
+    Without a plan (or with the `no_planning` ablation) the hour is the agent's own."""
+    if mind.blocks is not None:
+        blocks = mind.blocks
+    else:
+        row = plan_block_current(agent=mind.agent, now=mind.now)
+        blocks = []
+        if row is not None:
+            sector, arena = sector_arena(row.address)
+            blocks.append(
+                Block(row.description, row.start, row.duration_minutes, sector, arena, row.number)
+            )
+    for block in blocks:
+        if block.start <= mind.now < block.end:
+            return block
+    if "no_planning" in mind.ablations or not blocks:
+        sector, arena = sector_arena(mind.here or mind.agent.living_area)
+        start = mind.now.replace(minute=0, second=0)
+        return Block(f"going about {mind.name}'s day", start, 60, sector, arena)
+    return None
+
+
+def decompose(mind: Mind, block: Block) -> NextAction | None:
+    """The block from now as actions at the arena's objects (plan rows of the action level);
+    the one covering now."""
+    name, places = mind.name, mind.places
+    start = mind.now.replace(second=0, microsecond=0)
+    minutes = max(5, math.ceil((block.end - start).total_seconds() / 60))
+    objects = places.objects_in(block.sector, block.arena)
+    result = llm_run(
+        task=DECOMPOSE,
+        inputs={
+            "agent_name": name,
+            "summary": summary(mind),
+            "start": start.strftime("%H:%M"),
+            "duration_minutes": minutes,
+            "block": block.description,
+            "arena": f"{block.sector}: {block.arena}",
+            "objects": ", ".join(objects) or "none",
+            "context": f"{name} is at {mind.here}."
+            + (f" {name} just thought: {mind.thought}" if mind.thought else ""),
+        },
+        simulation=mind.simulation,
+        agent=mind.agent,
+    )
+    items: list[PlanItemPayload] = []
+    when, first = start, None
+    for action in result.actions:
+        address = places.object_address(block.sector, block.arena, action.object)
+        items.append(
+            plan_item(
+                level=PlanLevel.ACTION,
+                description=action.description,
+                start=when,
+                minutes=action.duration_minutes,
+                address=address,
+                emoji=action.emoji,
+                spo=action.triple,
+                parent_start=block.start,
+            )
+        )
+        end = when + timedelta(minutes=action.duration_minutes)
+        if first is None and when <= mind.now < end:
+            first = NextAction(
+                action.description, end, address, action.emoji, action.triple, action.object_state
+            )
+        when = end
+    mind.emit(plan_made(agent=name, items=items))
+    return first
+
+
+def _minutes(hhmm: str) -> timedelta:
+    hours, _, minutes = hhmm.partition(":")
+    return timedelta(hours=int(hours), minutes=int(minutes or 0))

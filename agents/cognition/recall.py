@@ -1,0 +1,88 @@
+"""Memory use in a step: retrieval, the statements it finds, what the agent finds most
+important, and remembering this step's notes (rated in one `importance_many` call)."""
+
+from __future__ import annotations
+
+from llm.inputs import agent_identity
+from llm.port import llm_run
+from memories.embeddings import embed_query
+from memories.retrieval import memories_retrieve, weights_for
+from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
+from world.models import Agent
+
+from .mind import Mind
+from .prompts import IMPORTANCE_MANY
+from .selectors import memory_descriptions_get, memory_important_list
+
+
+def retrieve(mind: Mind, agent: Agent, query: str, k: int = 5) -> list[str]:
+    """The descriptions of `agent`'s `k` memories most relevant to `query` now (the paper's
+    recency, importance and relevance); each is touched (its recency renewed)."""
+    exclude = ["observation"] if "no_observation_retrieval" in mind.ablations else []
+    scored = memories_retrieve(
+        agent_id=agent.pk,
+        query_embedding=embed_query(text=query, simulation=mind.simulation),
+        now=mind.now,
+        decay=agent.recency_decay,
+        weights=weights_for(mind.simulation.config),
+        k=k,
+        exclude_kinds=exclude,
+    )
+    mind.touched.setdefault(agent.name, set()).update(s.number for s in scored)
+    descriptions = memory_descriptions_get(ids=[s.memory_id for s in scored])
+    return [descriptions[s.memory_id] for s in scored]
+
+
+def statements(mind: Mind, agent: Agent, *queries: str, k: int = 5) -> list[str]:
+    """What the queries retrieve, each statement once, in the order found."""
+    seen: list[str] = []
+    for query in queries:
+        for description in retrieve(mind, agent, query, k):
+            if description not in seen:
+                seen.append(description)
+    return seen
+
+
+def important(mind: Mind, agent: Agent, k: int = 2) -> list[str]:
+    """What the agent finds most important lately: what it would tell anyone. Read once
+    per agent and step (a conversation asks for it at every line)."""
+    if agent.name not in mind.news:
+        mind.news[agent.name] = memory_important_list(agent=agent, k=k)
+    return mind.news[agent.name]
+
+
+def remember(mind: Mind) -> None:
+    """Rate this step's new memories in one call and emit them (and the touches)."""
+    notes = mind.notes
+    if notes:
+        rated = llm_run(
+            task=IMPORTANCE_MANY,
+            inputs={
+                "agent_name": mind.name,
+                "agent_identity": agent_identity(mind.agent),
+                "memories": [f"{i}. {n.description}" for i, n in enumerate(notes, 1)],
+            },
+            simulation=mind.simulation,
+            agent=mind.agent,
+        )
+        scores = (rated.importance + [5] * len(notes))[: len(notes)]
+        drafts = [
+            MemoryDraft(
+                agent=n.agent,
+                kind=n.kind,
+                description=n.description,
+                importance=score,
+                subject=n.spo[0],
+                predicate=n.spo[1],
+                object=n.spo[2],
+            )
+            for n, score in zip(notes, scores, strict=True)
+        ]
+        # The engine embeds the memories of all agents of a shard in one batch.
+        events = memory_event_drafts(simulation=mind.simulation, drafts=drafts, embed=False)
+        for note, event in zip(notes, events, strict=True):
+            if note.conversation:
+                event.payload["conversation"] = note.conversation
+        mind.out += events
+    for agent, numbers in sorted(mind.touched.items()):
+        mind.out += memory_touch_drafts(agent=agent, numbers=numbers, at=mind.now)

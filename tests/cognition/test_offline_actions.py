@@ -1,0 +1,78 @@
+"""The offline actions of an hour block and the alarms residents answer. No database."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents.cognition.offline_actions import actions_for, respond_to
+
+CAFE = "refrigerator, cafe customer seating, cooking area, kitchen sink, behind the cafe counter"
+BEDROOM = "bed, desk, refrigerator, closet, shelf"
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize(
+    ("block", "minutes", "objects"),
+    [
+        ("having lunch at Hobbs Cafe", 60, CAFE),
+        ("working at Hobbs Cafe", 45, CAFE),
+        ("waking up and having breakfast", 60, BEDROOM),
+        ("working on projects at home", 17, BEDROOM),
+    ],
+)
+def test_actions_fill_the_block_exactly_in_steps_of_five_minutes_or_more(
+    block: str, minutes: int, objects: str, seed: int
+) -> None:
+    inputs = {"block": block, "duration_minutes": minutes, "objects": objects}
+    actions = actions_for(inputs, random.Random(seed))
+    assert sum(m for _, m, _, _, _ in actions) == minutes
+    assert all(m >= 5 for _, m, _, _, _ in actions)
+    assert {item for _, _, item, _, _ in actions} <= {o.strip() for o in objects.split(",")}
+
+
+def test_a_resident_does_only_what_the_arena_has_objects_for() -> None:
+    inputs = {"block": "waking up and having breakfast", "duration_minutes": 60, "objects": BEDROOM}
+    descriptions = {d for d, _, _, _, _ in actions_for(inputs, random.Random(1))}
+    # No sink, shower or bathroom in this room: no teeth brushing and no shower.
+    assert descriptions == {
+        "waking up and stretching",
+        "getting dressed",
+        "making breakfast",
+        "eating breakfast",
+    }
+
+
+def test_the_cafe_owner_serves_at_the_counter_with_the_counter_busy() -> None:
+    inputs = {"block": "working at Hobbs Cafe", "duration_minutes": 30, "objects": CAFE}
+    first = actions_for(inputs, random.Random(1))[0]
+    assert first[0] == "serving customers at the counter"
+    assert first[2:] == ("behind the cafe counter", "☕", "taking orders")
+
+
+def test_an_arena_without_fitting_objects_still_fills_the_block() -> None:
+    inputs = {"block": "Gardening", "duration_minutes": 20, "objects": "dorm garden"}
+    actions = actions_for(inputs, random.Random(1))
+    assert {(d, item) for d, _, item, _, _ in actions} == {("gardening", "dorm garden")}
+    empty = actions_for({**inputs, "objects": ""}, random.Random(1))
+    assert sum(m for _, m, _, _, _ in empty) == 20
+
+
+@pytest.mark.parametrize(
+    ("state", "action"),
+    [
+        ("on fire", "putting out the fire at the stove"),
+        ("Burning", "putting out the fire at the stove"),
+        ("leaking water", "stopping the stove from leaking"),
+        ("broken", "fixing the stove"),
+        ("left on", "turning off the stove"),
+    ],
+)
+def test_an_alarming_state_makes_a_resident_respond(state: str, action: str) -> None:
+    assert respond_to("stove", state) == action
+
+
+@pytest.mark.parametrize("state", ["in use", "idle", "cooking breakfast", "being cleaned"])
+def test_an_ordinary_state_does_not(state: str) -> None:
+    assert respond_to("stove", state) is None
