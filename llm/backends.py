@@ -153,7 +153,18 @@ class OfflineBackend:
 
     def complete(self, request: ModelRequest) -> BackendResult:
         started = time.monotonic()
-        output = request.task.run_offline(seed=request.seed, inputs=request.inputs)
+        try:
+            output = request.task.run_offline(seed=request.seed, inputs=request.inputs)
+        except ValidationError as exc:  # a policy broke its own schema: a failed call
+            failure = ModelOutputInvalid(
+                f"the offline policy's output breaks the schema: {exc}",
+                task=request.task.name,
+                attempts=1,
+            )
+            attempt = Attempt(
+                outcome="invalid_output", latency_ms=_ms_since(started), error=str(exc)[:2000]
+            )
+            return BackendResult(output=None, raw_reply="", attempts=[attempt], failure=failure)
         raw = output.model_dump_json()
         attempt = Attempt(
             outcome="ok",

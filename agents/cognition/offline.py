@@ -23,6 +23,14 @@ from .sleep import is_bedtime
 _TIME = re.compile(r"(\d{1,2})(?::(\d{2}))?\s*(am|pm)", re.IGNORECASE)
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` within `limit` characters: cut at the last word that fits, marked with "..."."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 3].rsplit(" ", 1)[0].rstrip(" ,;:")
+    return f"{cut}..."
+
+
 def lines_of(value: object) -> list[str]:
     """An input as lines, whether it came as a list or as text."""
     if isinstance(value, (list, tuple)):

@@ -37,8 +37,16 @@ class ImportanceMany(_Strict):
         return values
 
 
+# The longest text each free-text output may be: what stores it has room for it, and the
+# offline policies clip to it (`offline.clip`).
+SUMMARY_MAX = 2000
+LINE_MAX = 600
+CONVERSATION_SUMMARY_MAX = 1000
+ANSWER_MAX = 2000
+
+
 class Summary(_Strict):
-    summary: str = Field(min_length=1, max_length=2000)
+    summary: str = Field(min_length=1, max_length=SUMMARY_MAX)
 
 
 class PlanEntry(_Strict):
@@ -87,16 +95,16 @@ class Response(_Strict):
 
 
 class Line(_Strict):
-    line: str = Field(min_length=1, max_length=600)
+    line: str = Field(min_length=1, max_length=LINE_MAX)
     end: bool
 
 
 class ConversationSummary(_Strict):
-    summary: str = Field(min_length=1, max_length=1000)
+    summary: str = Field(min_length=1, max_length=CONVERSATION_SUMMARY_MAX)
 
 
 class InterviewAnswer(_Strict):
-    answer: str = Field(min_length=1, max_length=2000)
+    answer: str = Field(min_length=1, max_length=ANSWER_MAX)
 
 
 def _day_plan(inputs: Inputs, rng: random.Random) -> DayPlan:
@@ -136,7 +144,7 @@ def _decompose(inputs: Inputs, rng: random.Random) -> Decomposition:
 
 def _line(inputs: Inputs, rng: random.Random) -> Line:
     text, end = offline_talk.converse_line(inputs, rng)
-    return Line(line=text, end=end)
+    return Line(line=offline.clip(text, LINE_MAX), end=end)
 
 
 IMPORTANCE_MANY = task_register(
@@ -153,7 +161,7 @@ SUMMARY = task_register(
         name="summary",
         template="summary.txt",
         output=Summary,
-        offline=lambda i, r: Summary(summary=offline.summary_text(i)),
+        offline=lambda i, r: Summary(summary=offline.clip(offline.summary_text(i), SUMMARY_MAX)),
         description="the agent's summary description, once a sim day",
     )
 )
@@ -207,7 +215,9 @@ CONVERSATION_SUMMARY = task_register(
         name="conversation_summary",
         template="conversation_summary.txt",
         output=ConversationSummary,
-        offline=lambda i, r: ConversationSummary(summary=offline_talk.conversation_summary(i)),
+        offline=lambda i, r: ConversationSummary(
+            summary=offline.clip(offline_talk.conversation_summary(i), CONVERSATION_SUMMARY_MAX)
+        ),
         description="what a conversation was about",
     )
 )
@@ -235,7 +245,9 @@ INTERVIEW = task_register(
         name="interview",
         template="interview.txt",
         output=InterviewAnswer,
-        offline=lambda i, r: InterviewAnswer(answer=offline_talk.interview_answer(i)),
+        offline=lambda i, r: InterviewAnswer(
+            answer=offline.clip(offline_talk.interview_answer(i), ANSWER_MAX)
+        ),
         description="an answer to a user's interview question, in character",
     )
 )

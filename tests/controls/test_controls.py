@@ -454,3 +454,27 @@ def test_a_second_go_within_a_step_does_not_make_the_agent_jump(
     assert len(tiles) == 4
     for (x0, y0), (x1, y1) in itertools.pairwise(tiles):
         assert max(abs(x1 - x0), abs(y1 - y0)) == 1, tiles
+
+
+@pytest.mark.django_db
+def test_an_interview_after_the_longest_whispers_is_answered_within_its_limit(
+    api: APIClient, town: dict[str, Any]
+) -> None:
+    """The offline answer joins the two most relevant memories; two whispers of the
+    longest statement a whisper takes once made it longer than an answer may be (a 500,
+    for good). Policies clip to their schema's limits now."""
+    for word in ("party", "party"):
+        statement = ("I am planning a " + word + " at Hobbs Cafe with music ") * 40
+        statement = statement[:1000].rsplit(" ", 1)[0]
+        whispered = api.post(
+            f"{_resident(town, ISABELLA)}/whisper/", {"statement": statement}, format="json"
+        )
+        assert whispered.status_code == 201, whispered.content
+    asked = api.post(
+        f"{_resident(town, ISABELLA)}/interview/",
+        {"persona": "a friend", "question": "What party are you planning at Hobbs Cafe?"},
+        format="json",
+    )
+    assert asked.status_code == 201, asked.content
+    answer = asked.json()["answer"]
+    assert "party" in answer.lower() and len(answer) <= 2000

@@ -100,3 +100,31 @@ def test_same_seed_same_answers_other_seed_may_differ(simulation: Simulation) ->
     assert first == [run(seed) for seed in range(12)]
     assert len(set(first)) > 1
     assert isinstance(llm_run(task=IMPORTANCE, inputs=inputs), Importance)
+
+
+@pytest.mark.django_db
+def test_an_offline_output_that_breaks_its_schema_is_a_ledgered_invalid_output() -> None:
+    """A policy whose output breaks the task's schema ends the call as ModelOutputInvalid,
+    recorded in the ledger, not as an unhandled validation error."""
+    from pydantic import BaseModel, Field
+
+    from llm.errors import ModelOutputInvalid
+    from llm.models import ModelCall
+    from llm.port import llm_run
+    from llm.tasks import PromptTask
+
+    class Short(BaseModel):
+        text: str = Field(max_length=5)
+
+    task = PromptTask(  # the importance prompt, with a policy that breaks its schema
+        name="importance_too_long",
+        template="importance.txt",
+        output=Short,
+        offline=lambda inputs, rng: Short(text="far more than five characters"),
+    )
+    with pytest.raises(ModelOutputInvalid) as failed:
+        llm_run(task=task, inputs={"agent_name": "K", "agent_identity": "", "memory": "a walk"})
+    assert failed.value.call_id is not None
+    call = ModelCall.objects.get(pk=failed.value.call_id)
+    assert call.task == "importance_too_long" and call.finished_at is not None
+    assert "breaks the schema" in call.error and call.output is None
