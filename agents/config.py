@@ -1,8 +1,8 @@
 """A simulation's config: a typed, versioned schema, validated at create and fork.
 
-Stored normalised: validated, in canonical types, and without the keys that hold their
-default (an absent key takes its default; an absent `version` is 1), so a config that
-was valid before keeps its exact form in the log.
+Stored normalised: validated, in canonical types, every key present (so a default that
+changes later does not change a simulation made before). A config without `version`
+was stored before the schema: its cognition is the minimal one unless it names one.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class SimulationConfig(BaseModel):
 
     version: Literal[1] = Field(1, description="the schema's version")
     cognition: str = Field(
-        "minimal",
+        "paper",
         max_length=50,
         description="the cognition residents run: 'paper' (the paper's architecture) or "
         "'minimal' (walking only, for engine benchmarks)",
@@ -89,4 +89,4 @@ def config_normalise(raw: Mapping[str, Any] | None) -> dict[str, Any]:
             where = ".".join(str(part) for part in error["loc"]) or "config"
             errors.setdefault(f"config.{where}", []).append(error["msg"])
         raise ConfigInvalid(errors) from exc
-    return config.model_dump(mode="json", exclude_defaults=True)
+    return config.model_dump(mode="json")

@@ -6,8 +6,9 @@ payload has one shape wherever it is made. Which projection applies each kind:
 - `agents.projections.AgentProjection` (`Agent` rows): `agent.*`, `object.state`,
   `reflection.*`, and `memory.created` of what an agent perceives (its importance counts
   toward reflection);
-- `agents.projections.CognitionProjection` (plans, conversations, interviews, object
-  states): `plan.*`, `conversation.held`, `interview.answered`, `object.state`.
+- `agents.projections.CognitionProjection` (plans, commitments, conversations,
+  interviews, object states): `plan.*`, `agent.committed`, `conversation.held`,
+  `interview.answered`, `object.state`.
 
 `memory.*` kinds are the memory stream's (`memories.events`), `simulation.*` the world's
 (`world.events`).
@@ -41,6 +42,7 @@ PLAN_MADE = "plan.made"
 PLAN_REVISED = "plan.revised"
 OBJECT_STATE = "object.state"
 CONVERSATION_HELD = "conversation.held"
+AGENT_COMMITTED = "agent.committed"  # an intention with a time and place (a party to attend)
 
 # Memory kinds an agent perceives: their importance counts toward its next reflection.
 PERCEIVED_KINDS = ("observation", "conversation")
@@ -143,6 +145,7 @@ class PlanItemPayload(_PlanItemRequired, total=False):
     parent: int  # the number of a plan row made earlier
     parent_index: int  # the position of an item of the same event (from 0)
     parent_start: str  # the start (ISO) of the parent hour block
+    source_memory: int  # the number of the memory it came from (a commitment)
 
 
 class PlanMadePayload(TypedDict):
@@ -304,6 +307,7 @@ def plan_item(
     spo: Sequence[str] | None = None,
     parent_index: int | None = None,
     parent_start: datetime | None = None,
+    source_memory: int | None = None,
 ) -> PlanItemPayload:
     """One node of a plan tree in a `plan.made` payload (only the given keys are set)."""
     item = PlanItemPayload(
@@ -319,6 +323,8 @@ def plan_item(
         item["parent_index"] = parent_index
     if parent_start is not None:
         item["parent_start"] = parent_start.isoformat()
+    if source_memory is not None:
+        item["source_memory"] = source_memory
     return item
 
 
@@ -326,12 +332,48 @@ def plan_made(*, agent: str, items: list[PlanItemPayload]) -> EventDraft:
     return _draft(PLAN_MADE, agent, PlanMadePayload(items=items))
 
 
-def plan_revised(*, agent: str, since: str, conversation: str = "") -> EventDraft:
-    """The agent's plan from sim time `since` (ISO) is superseded."""
-    payload: dict[str, str] = {"from": since}
+def plan_revised(
+    *, agent: str, since: str, conversation: str = "", rest_of_day: bool = False
+) -> EventDraft:
+    """The agent's actions from sim time `since` (ISO) are superseded; with `rest_of_day`
+    its hour blocks from then on too (a new schedule for the rest of the day follows)."""
+    payload: dict[str, object] = {"from": since}
     if conversation:
         payload["conversation"] = conversation
+    if rest_of_day:
+        payload["rest_of_day"] = True
     return _draft(PLAN_REVISED, agent, payload)
+
+
+class _CommittedRequired(TypedDict):
+    what: str
+    address: str
+    start: str
+    end: str
+    memory: str  # the description of the thought memory it came from, made the same step
+
+
+class CommittedPayload(_CommittedRequired, total=False):
+    conversation: str
+
+
+def agent_committed(
+    *,
+    agent: str,
+    what: str,
+    address: str,
+    start: datetime,
+    end: datetime,
+    memory: str,
+    conversation: str = "",
+) -> EventDraft:
+    """The agent means to do `what` at `address` from `start` to `end`."""
+    payload = CommittedPayload(
+        what=what, address=address, start=start.isoformat(), end=end.isoformat(), memory=memory
+    )
+    if conversation:
+        payload["conversation"] = conversation
+    return _draft(AGENT_COMMITTED, agent, payload)
 
 
 def object_state(*, address: str, state: str, agent: str = "") -> EventDraft:

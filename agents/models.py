@@ -58,6 +58,9 @@ class PlanItem(models.Model):
     predicate = models.CharField(max_length=300, blank=True, default="")
     object = models.CharField(max_length=300, blank=True, default="")
     superseded = models.BooleanField(default=False, help_text="dropped by a re-plan")
+    source_memory = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the number of the memory it came from (a commitment)"
+    )
 
     class Meta:
         ordering = ["agent", "number"]
@@ -68,6 +71,34 @@ class PlanItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.start:%H:%M} {self.description}"
+
+
+class Commitment(models.Model):
+    """Something an agent intends to do at a time and place (a party it will attend), made
+    from what it heard or thought; planning puts it in the plan of its day, cited to the
+    memory it came from."""
+
+    simulation = models.ForeignKey(Simulation, on_delete=models.CASCADE, related_name="commitments")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="commitments")
+    number = models.PositiveIntegerField(help_text="per agent, in log order")
+    what = models.CharField(max_length=300)
+    address = models.CharField(max_length=600)
+    start = models.DateTimeField(help_text="sim time")
+    end = models.DateTimeField(help_text="sim time")
+    memory = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the number of the thought memory it came from"
+    )
+    step = models.PositiveIntegerField(help_text="when it was made")
+
+    class Meta:
+        ordering = ["agent", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "number"], name="commitment_unique_number")
+        ]
+        indexes = [models.Index(fields=["agent", "start"])]
+
+    def __str__(self) -> str:
+        return f"{self.agent}: {self.what} at {self.start:%Y-%m-%d %H:%M}"
 
 
 class ObjectState(models.Model):

@@ -28,7 +28,11 @@ from world.models import Simulation, SimulationStatus
 
 def simulation_of(size: int, owner: User) -> Simulation:
     simulation = simulation_create_from_base(
-        owner=owner, base="base_the_ville_n25", seed=7, name=f"bench {size} agents"
+        owner=owner,
+        base="base_the_ville_n25",
+        seed=7,
+        name=f"bench {size} agents",
+        config={"cognition": "minimal"},
     )
     originals = list(simulation.agents.order_by("name"))
     copies = []

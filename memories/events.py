@@ -7,7 +7,7 @@ reflection).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TypedDict
 
@@ -17,7 +17,7 @@ MEMORY_CREATED = "memory.created"
 MEMORY_TOUCHED = "memory.touched"
 
 
-class MemoryCreatedPayload(TypedDict):
+class _MemoryCreatedRequired(TypedDict):
     kind: str
     description: str
     subject: str
@@ -27,6 +27,10 @@ class MemoryCreatedPayload(TypedDict):
     evidence: list[int]  # the numbers of the memories a reflection cites
     embedding_model: str
     embedding_hash: str  # the key of the vector in the embedding cache
+
+
+class MemoryCreatedPayload(_MemoryCreatedRequired, total=False):
+    source: dict[str, object]  # where it came from: {"from": who told it, ...}
 
 
 class MemoryTouchedPayload(TypedDict):
@@ -46,6 +50,7 @@ def memory_created(
     evidence: Sequence[int] = (),
     embedding_model: str,
     embedding_hash: str,
+    source: Mapping[str, object] | None = None,
 ) -> EventDraft:
     payload = MemoryCreatedPayload(
         kind=str(kind),
@@ -58,6 +63,8 @@ def memory_created(
         embedding_model=embedding_model,
         embedding_hash=embedding_hash,
     )
+    if source:
+        payload["source"] = dict(source)
     return EventDraft(kind=MEMORY_CREATED, agent=agent, payload=dict(payload))
 
 

@@ -40,6 +40,12 @@ class Memory(models.Model):
     depth = models.PositiveSmallIntegerField(
         default=0, help_text="reflection tree depth: 0 for non-reflections"
     )
+    source = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='where it came from: {"from": who told it, "conversation": its initiator, '
+        '"step": when}',
+    )
     evidence = models.ManyToManyField(
         "self", through="Evidence", symmetrical=False, related_name="cited_by", blank=True
     )

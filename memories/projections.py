@@ -83,8 +83,6 @@ class MemoryProjection:
             ).values_list("id", "number", "depth"):
                 known[(agent_id, number)] = (pk, depth)
 
-        from world.models import Agent
-
         # Numbers continue each agent's count in log order, so a rebuild assigns the same;
         # each agent's largest is one probe of its (agent, number) index.
         writers = {agent_ids[e.agent] for e in events}
@@ -116,6 +114,7 @@ class MemoryProjection:
                 importance=p["importance"],
                 embedding=vectors[p["embedding_hash"]],
                 depth=depth,
+                source=p.get("source", {}),
             )
             next_number[agent_id] += 1
             rows.append(memory)
@@ -150,6 +149,7 @@ class MemoryProjection:
                 "depth": m.depth,
                 "embedding": hashlib.sha256(_vector_bytes(m.embedding)).hexdigest(),
                 "evidence": evidence.get(m.pk, []),
+                "source": m.source,
             }
             for m in Memory.objects.filter(simulation=simulation)
             .select_related("agent")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from world.eventlog import EventDraft, events_append
 from world.models import Event, Simulation
@@ -26,6 +27,7 @@ class MemoryDraft:
     predicate: str = ""
     object: str = ""
     evidence: tuple[int, ...] = field(default_factory=tuple)
+    source: dict[str, Any] = field(default_factory=dict)  # {"from": who told it, ...}
 
     def __post_init__(self) -> None:
         if not 1 <= self.importance <= 10:
@@ -59,6 +61,7 @@ def memory_event_drafts(
             evidence=d.evidence,
             embedding_model=simulation.embedding_model,
             embedding_hash=text_hash(d.description),
+            source=d.source,
         )
         for d in drafts
     ]

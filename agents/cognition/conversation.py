@@ -20,6 +20,7 @@ from ..events import (
 )
 from . import StepContext
 from .mind import Mind, Note
+from .news import relationship_with, takeaways_after
 from .planning import summary
 from .prompts import CONVERSATION_SUMMARY, CONVERSE_LINE, Line
 from .recall import important, remember, statements
@@ -37,10 +38,13 @@ def converse(mind: Mind, other: Agent) -> None:
     lines: list[ConversationLine] = []
     speakers = [(mind.agent, other), (other, mind.agent)]
     summaries = {name: summary(mind), other.name: other.summary or agent_identity(other)}
+    bonds: dict[str, str] = {}  # each speaker's latest relationship summary
     done = False
     for _ in range(MAX_ROUNDS):
         for speaker, listener in speakers:
-            result = line(mind, speaker, listener, lines, place, summaries[speaker.name])
+            bond = relationship_with(mind, speaker, listener)
+            bonds[speaker.name] = bond
+            result = line(mind, speaker, listener, lines, place, summaries[speaker.name], bond)
             lines.append(ConversationLine(speaker=speaker.name, text=result.line))
             if result.end:
                 done = True
@@ -92,6 +96,10 @@ def converse(mind: Mind, other: Agent) -> None:
             mind.emit(
                 agent_chat_cooldown(agent=me.name, partner=who, until_step=until, conversation=tag)
             )
+        relationship = bonds.get(me.name) or relationship_with(mind, me, partner)
+        takeaways_after(
+            mind, me=me, partner=partner, lines=lines, relationship=relationship, tag=tag
+        )
 
 
 def line(
@@ -101,9 +109,11 @@ def line(
     lines: Sequence[Mapping[str, object]],
     place: str,
     speaker_summary: str,
+    relationship: str,
 ) -> Line:
-    """The next line of a conversation, from what the speaker retrieves about the listener
-    (and the last line) and what it finds most important."""
+    """The next line of a conversation, from how the speaker stands with the listener,
+    what it retrieves about the listener (and the last line) and what it finds most
+    important."""
     last = lines[-1]["text"] if lines else ""
     memories = important(mind, speaker) + statements(
         mind, speaker, f"{listener.name}. {last}".strip(), k=4
@@ -116,6 +126,7 @@ def line(
             "place": place,
             "speaker": speaker.name,
             "listener": listener.name,
+            "relationship": relationship,
             "memories": [f"{i}. {m}" for i, m in enumerate(memories, 1)] or ["none"],
             "dialogue": [f"{line['speaker']}: {line['text']}" for line in lines]
             or ["(nothing yet)"],
@@ -132,6 +143,8 @@ def reply_line(
     events of its retrievals: how a resident answers a user-controlled agent."""
     mind = Mind(context, speaker)
     place = context.arena_at(speaker.tile)
-    result = line(mind, speaker, listener, lines, place, speaker.summary or agent_identity(speaker))
+    bond = relationship_with(mind, speaker, listener)
+    identity = speaker.summary or agent_identity(speaker)
+    result = line(mind, speaker, listener, lines, place, identity, bond)
     remember(mind)  # no notes: only the touches
     return result.line, mind.out

@@ -31,6 +31,7 @@ class Note:
     description: str
     spo: tuple[str, str, str] = ("", "", "")
     conversation: str = ""
+    source: dict[str, object] = field(default_factory=dict)  # {"from": who told it, ...}
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,11 @@ from . import StepContext
 from .acting import act
 from .conversation import reply_line
 from .mind import Mind
+from .news import intend
 from .perception import is_free, perceive, react, respond_to_objects
-from .planning import plan_day
+from .planning import plan_day, replan_rest_of_day
 from .recall import remember
+from .selectors import commitments_unplanned
 from .sleep import is_sleeping
 
 
@@ -46,6 +48,8 @@ def run(mind: Mind) -> list[EventDraft]:
     if agent.plan_date != mind.now.date():
         plan_day(mind)
     replan = take_thought(mind)
+    if "no_planning" not in mind.ablations and commitments_unplanned(agent=agent, now=mind.now):
+        replan_rest_of_day(mind)  # a commitment made since for later today
     people = perceive(mind)
     reacted = False
     if not is_sleeping(agent.action):
@@ -68,6 +72,7 @@ def take_thought(mind: Mind) -> bool:
     mind.emit(plan_revised(agent=mind.name, since=mind.now.isoformat()))
     mind.emit(agent_thought_handled(agent=mind.name))
     mind.thought = thought
+    intend(mind, thought)  # a time and place in it: the rest of the day is planned again
     return True
 
 

@@ -14,10 +14,10 @@ from ..events import IDLE, agent_learned, agent_perceived, is_idle, plan_revised
 from .acting import start_action
 from .conversation import ANYONE, converse
 from .mind import Mind, Note, Sighting
+from .news import relationship_with
 from .places import sector_arena
 from .planning import Block, NextAction, current_block, summary
 from .prompts import REACT, RESPOND_EVENT
-from .recall import statements
 from .sleep import is_sleeping
 
 RESPONSE_MINUTES = 5  # dealing with an object (putting out a fire), then the plan again
@@ -147,13 +147,7 @@ def react(mind: Mind, other: Agent) -> bool:
     if max(a.chat_cooldowns.get(ANYONE, 0) for a in (mind.agent, other)) > mind.step:
         return False  # one of them has just talked
     name = mind.name
-    context = statements(
-        mind,
-        mind.agent,
-        f"What is {name}'s relationship with {other.name}?",
-        f"{other.name} is {other.action or 'idle'}",
-        k=4,
-    )
+    relationship = relationship_with(mind, mind.agent, other)
     reaction = llm_run(
         task=REACT,
         inputs={
@@ -163,7 +157,7 @@ def react(mind: Mind, other: Agent) -> bool:
             "action": mind.agent.action or "idle",
             "observed_name": other.name,
             "observed_action": other.action or "idle",
-            "context": context or ["nothing in particular"],
+            "context": [relationship],
         },
         simulation=mind.simulation,
         agent=mind.agent,

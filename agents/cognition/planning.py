@@ -4,20 +4,33 @@ the decomposition of a block into 5-15 minute actions, and the block covering no
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from llm.inputs import agent_identity
 from llm.port import llm_run
 from memories.models import MemoryKind
 
-from ..events import PlanItemPayload, agent_day_planned, agent_summarized, plan_item, plan_made
-from ..models import PlanLevel
+from ..events import (
+    PlanItemPayload,
+    agent_day_planned,
+    agent_summarized,
+    plan_item,
+    plan_made,
+    plan_revised,
+)
+from ..models import Commitment, PlanLevel
 from .mind import Mind, Note
 from .places import sector_arena
 from .prompts import DAY_PLAN, DECOMPOSE, HOURLY_SCHEDULE, SUMMARY
 from .recall import statements
-from .selectors import memory_last_plan_get, plan_block_current
+from .selectors import (
+    commitments_of_day,
+    day_recollection,
+    memory_last_plan_get,
+    plan_block_current,
+    plan_blocks_of_day,
+)
 from .sleep import is_sleeping
 
 
@@ -31,6 +44,7 @@ class Block:
     sector: str
     arena: str
     number: int | None = None  # the PlanItem's, once it exists
+    source_memory: int | None = None  # the memory of the commitment it keeps
 
     @property
     def end(self) -> datetime:
@@ -83,9 +97,88 @@ def summary(mind: Mind) -> str:
 
 
 def yesterday(mind: Mind) -> str:
-    """The latest day plan the agent remembers."""
+    """What the agent did yesterday, whom it met and what it learned, from its memories;
+    the latest day plan it remembers when it made no memories yesterday."""
+    day = mind.now.date() - timedelta(days=1)
+    seen = day_recollection(agent=mind.agent, day=day, tz=mind.now.tzinfo)
+    parts = [f"{seen['planned'][0]}."] if seen["planned"] else []
+    if seen["met"]:
+        parts.append(f"{mind.name} talked with {', '.join(seen['met'])}.")
+    if seen["learned"]:
+        parts.append("What stayed with " + mind.name + ": " + " ".join(seen["learned"]))
+    if parts:
+        return " ".join(parts)
     last = memory_last_plan_get(agent=mind.agent)
     return last or "This is the first day of the simulation."
+
+
+def with_commitments(blocks: list[Block], commitments: list[Commitment]) -> list[Block]:
+    """The blocks with each commitment in its hours: a block it overlaps keeps only the
+    time before and after it."""
+    for commitment in commitments:
+        sector, arena = sector_arena(commitment.address)
+        minutes = max(5, round((commitment.end - commitment.start).total_seconds() / 60))
+        kept: list[Block] = []
+        for block in blocks:
+            if block.end <= commitment.start or block.start >= commitment.end:
+                kept.append(block)
+                continue
+            if block.start < commitment.start:
+                before = (commitment.start - block.start).total_seconds() // 60
+                kept.append(replace(block, minutes=int(before), number=None))
+            if block.end > commitment.end:
+                after = (block.end - commitment.end).total_seconds() // 60
+                kept.append(replace(block, start=commitment.end, minutes=int(after), number=None))
+        kept.append(
+            Block(
+                commitment.what,
+                commitment.start,
+                minutes,
+                sector,
+                arena,
+                source_memory=commitment.memory,
+            )
+        )
+        blocks = sorted(kept, key=lambda b: b.start)
+    return blocks
+
+
+def replan_rest_of_day(mind: Mind) -> None:
+    """A commitment made for later today: the hour blocks from now on again, with it in
+    its hours (cited to the memory it came from)."""
+    agent, now = mind.agent, mind.now
+    ahead = [
+        Block(row.description, row.start, row.duration_minutes, *sector_arena(row.address))
+        for row in plan_blocks_of_day(agent=agent, day=now.date(), since=now)
+    ]
+    blocks = with_commitments(ahead, commitments_of_day(agent=agent, day=now.date(), since=now))
+    mind.emit(plan_revised(agent=mind.name, since=now.isoformat(), rest_of_day=True))
+    items = [_hour_item(mind, block) for block in blocks if block.end > now]
+    mind.emit(plan_made(agent=mind.name, items=items))
+    _remember_blocks(mind, blocks)
+
+
+def _hour_item(mind: Mind, block: Block, parent: int | None = None) -> PlanItemPayload:
+    return plan_item(
+        level=PlanLevel.HOUR,
+        description=block.description,
+        start=block.start,
+        minutes=block.minutes,
+        address=mind.places.address(block.sector, block.arena),
+        parent_index=parent,
+        source_memory=block.source_memory,
+    )
+
+
+def _remember_blocks(mind: Mind, blocks: list[Block]) -> None:
+    """Hour blocks are plan memories too, retrievable like any other."""
+    for block in blocks:
+        when = f"{block.start:%H:%M} to {block.end:%H:%M} on {block.start:%B %d}"
+        description = f"{mind.name} plans to be {block.description} from {when}"
+        if block.arena:
+            description += f" at {block.arena} of {block.sector}"
+        spo = (mind.name, "plans", block.description[:300])
+        mind.notes.append(Note(mind.name, MemoryKind.PLAN, description, spo))
 
 
 def plan_day(mind: Mind) -> None:
@@ -98,6 +191,8 @@ def plan_day(mind: Mind) -> None:
         mind.blocks = []
         return
     places = mind.places
+    midnight_then = datetime.combine(today, datetime.min.time(), tzinfo=mind.now.tzinfo)
+    commitments = commitments_of_day(agent=agent, day=today, since=midnight_then)
     common = {
         "agent_name": name,
         "summary": summary(mind),
@@ -112,6 +207,14 @@ def plan_day(mind: Mind) -> None:
             "lifestyle": agent.lifestyle,
             "yesterday": yesterday(mind),
             "date": today.strftime("%A %B %d, %Y"),
+            "commitments": [
+                f"{c.start:%H:%M}-{c.end:%H:%M}: {c.what} at {c.address}" for c in commitments
+            ]
+            or ["none"],
+            "recent": statements(
+                mind, agent, f"plans for {today:%B %d}", "important recent events", k=3
+            )
+            or ["none"],
         },
         simulation=mind.simulation,
         agent=agent,
@@ -136,26 +239,20 @@ def plan_day(mind: Mind) -> None:
                 minutes=item.duration_minutes,
             )
         )
-    mind.blocks = []
-    for block in schedule.blocks:
-        start = midnight + _minutes(block.start)
-        sector, arena = places.nearest_arena(block.sector, block.arena)
-        parent = max((i for i, s in enumerate(day_starts) if s <= start), default=0)
-        items.append(
-            plan_item(
-                level=PlanLevel.HOUR,
-                description=block.description,
-                start=start,
-                minutes=block.duration_minutes,
-                address=places.address(sector, arena),
-                parent_index=parent,
-            )
-        )
-        mind.blocks.append(Block(block.description, start, block.duration_minutes, sector, arena))
+    blocks = []
+    for entry in schedule.blocks:
+        sector, arena = places.nearest_arena(entry.sector, entry.arena)
+        start = midnight + _minutes(entry.start)
+        blocks.append(Block(entry.description, start, entry.duration_minutes, sector, arena))
+    mind.blocks = with_commitments(blocks, commitments)
+    for hour in mind.blocks:
+        parent = max((i for i, s in enumerate(day_starts) if s <= hour.start), default=0)
+        items.append(_hour_item(mind, hour, parent))
     mind.emit(plan_made(agent=name, items=items))
     gist = "; ".join(f"{i.start} {i.description}" for i in plan.items)
     description = f"This is {name}'s plan for {today:%A %B %d}: {gist}"
     mind.notes.append(Note(name, MemoryKind.PLAN, description))
+    _remember_blocks(mind, mind.blocks)
 
 
 def current_block(mind: Mind) -> Block | None:
@@ -221,6 +318,9 @@ def decompose(mind: Mind, block: Block) -> NextAction | None:
             )
         )
         end = when + timedelta(minutes=action.duration_minutes)
+        description = f"{name} plans to be {action.description} from {when:%H:%M} to {end:%H:%M}"
+        spo = (name, "plans", action.description[:300])
+        mind.notes.append(Note(name, MemoryKind.PLAN, description, spo))
         if first is None and when <= mind.now < end:
             first = NextAction(
                 action.description, end, address, action.emoji, action.triple, action.object_state

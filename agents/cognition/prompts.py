@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from llm.tasks import Inputs, PromptTask, task_register
 
-from . import offline, offline_actions, offline_talk
+from . import offline, offline_actions, offline_news, offline_talk
 
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
 
@@ -80,6 +80,37 @@ class Action(_Strict):
 
 class Decomposition(_Strict):
     actions: list[Action] = Field(min_length=1, max_length=12)
+
+
+RELATIONSHIP_MAX = 500
+NOTE_MAX = 600
+
+
+class Relationship(_Strict):
+    summary: str = Field(min_length=1, max_length=RELATIONSHIP_MAX)
+
+
+class CommitmentOut(_Strict):
+    """Being somewhere at a time: what, a place the resident knows, the day and hours."""
+
+    what: str = Field(min_length=1, max_length=300)
+    place: str = Field(min_length=1, max_length=300)
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    start: str
+    end: str
+
+    _start = field_validator("start")(_time)
+    _end = field_validator("end")(_time)
+
+
+class Takeaways(_Strict):
+    memo: str = Field(max_length=NOTE_MAX)
+    thought: str = Field(max_length=NOTE_MAX)
+    commitment: CommitmentOut | None = None
+
+
+class Intention(_Strict):
+    commitment: CommitmentOut | None = None
 
 
 class Reaction(_Strict):
@@ -249,5 +280,57 @@ INTERVIEW = task_register(
             answer=offline.clip(offline_talk.interview_answer(i), ANSWER_MAX)
         ),
         description="an answer to a user's interview question, in character",
+    )
+)
+
+
+def _commitment(happening: offline_news.Happening | None) -> CommitmentOut | None:
+    if happening is None or happening.day is None:
+        return None
+    return CommitmentOut(
+        what=f"going to the {happening.what}",
+        place=happening.place,
+        date=happening.day.isoformat(),
+        start=offline_news.clock(happening.start),
+        end=offline_news.clock(happening.end),
+    )
+
+
+def _takeaways(inputs: Inputs, rng: random.Random) -> Takeaways:
+    memo, thought, happening = offline_news.takeaways(inputs, rng)
+    return Takeaways(
+        memo=offline.clip(memo, NOTE_MAX),
+        thought=offline.clip(thought, NOTE_MAX),
+        commitment=_commitment(happening),
+    )
+
+
+RELATIONSHIP = task_register(
+    PromptTask(
+        name="relationship",
+        template="relationship.txt",
+        output=Relationship,
+        offline=lambda i, r: Relationship(
+            summary=offline.clip(offline_news.relationship(i), RELATIONSHIP_MAX)
+        ),
+        description="how one resident stands with another, before reacting and each turn",
+    )
+)
+TAKEAWAYS = task_register(
+    PromptTask(
+        name="conversation_takeaways",
+        template="conversation_takeaways.txt",
+        output=Takeaways,
+        offline=_takeaways,
+        description="after a conversation: a memo, a planning thought, maybe a commitment",
+    )
+)
+INTENTION = task_register(
+    PromptTask(
+        name="intention",
+        template="intention.txt",
+        output=Intention,
+        offline=lambda i, r: Intention(commitment=_commitment(offline_news.intention(i))),
+        description="whether a thought commits the resident to a place and time",
     )
 )

@@ -75,6 +75,7 @@ def remember(mind: Mind) -> None:
                 subject=n.spo[0],
                 predicate=n.spo[1],
                 object=n.spo[2],
+                source=n.source,
             )
             for n, score in zip(notes, scores, strict=True)
         ]

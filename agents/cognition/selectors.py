@@ -6,13 +6,13 @@ read-only; the town's places do not change during a run and are cached per proce
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from functools import cache
 
 from memories.models import Memory, MemoryKind
 from world.models import Agent, Location, LocationKind, Simulation
 
-from ..models import ObjectState, PlanItem, PlanLevel
+from ..models import Commitment, ObjectState, PlanItem, PlanLevel
 
 IMPORTANT = 6  # the importance from which a memory is news one passes on
 
@@ -36,13 +36,14 @@ def memory_descriptions_get(*, ids: list[int]) -> dict[int, str]:
 
 
 def memory_important_list(*, agent: Agent, k: int) -> list[str]:
-    """The agent's `k` most important memories (newest first among equals), conversations
-    aside: what it would tell anyone."""
-    rows = (
-        Memory.objects.filter(agent=agent, importance__gte=IMPORTANT)
-        .exclude(kind=MemoryKind.CONVERSATION)
-        .order_by("-importance", "-number")
-    )
+    """The agent's `k` most important thoughts and reflections (newest first among
+    equals): what it would tell anyone. Plans, observations of others' doings and the
+    record of conversations are not news."""
+    rows = Memory.objects.filter(
+        agent=agent,
+        importance__gte=IMPORTANT,
+        kind__in=[MemoryKind.THOUGHT, MemoryKind.REFLECTION],
+    ).order_by("-importance", "-number")
     return list(rows.values_list("description", flat=True)[:k])
 
 
@@ -77,3 +78,70 @@ def object_setters_get(*, simulation: Simulation) -> dict[str, tuple[str, str]]:
         address: (state, by)
         for address, state, by in rows.values_list("address", "state", "by_agent")
     }
+
+
+def commitments_of_day(*, agent: Agent, day: date, since: datetime) -> list[Commitment]:
+    """The agent's commitments that start on `day` and end after `since`, in time order
+    (the latest made of two at the same start)."""
+    start = datetime.combine(day, time.min, tzinfo=since.tzinfo)
+    rows = Commitment.objects.filter(
+        agent=agent, start__gte=start, start__lt=start + timedelta(days=1), end__gt=since
+    )
+    chosen: dict[datetime, Commitment] = {}
+    for row in rows.order_by("start", "number"):
+        chosen[row.start] = row
+    return list(chosen.values())
+
+
+def commitments_unplanned(*, agent: Agent, now: datetime) -> list[Commitment]:
+    """Today's commitments still ahead that no live plan row cites: made since the day
+    was planned, so the rest of the day must be planned again."""
+    ahead = commitments_of_day(agent=agent, day=now.date(), since=now)
+    if not ahead:
+        return []
+    cited = set(
+        PlanItem.objects.filter(
+            agent=agent, superseded=False, source_memory__in=[c.memory for c in ahead]
+        ).values_list("source_memory", flat=True)
+    )
+    return [c for c in ahead if c.memory is not None and c.memory not in cited]
+
+
+def plan_blocks_of_day(*, agent: Agent, day: date, since: datetime) -> list[PlanItem]:
+    """The agent's live hour blocks of `day` that start at or after `since`."""
+    start = datetime.combine(day, time.min, tzinfo=since.tzinfo)
+    rows = PlanItem.objects.filter(
+        agent=agent,
+        level=PlanLevel.HOUR,
+        superseded=False,
+        start__gte=max(start, since),
+        start__lt=start + timedelta(days=1),
+    )
+    return list(rows.order_by("start", "number"))
+
+
+def day_recollection(*, agent: Agent, day: date, tz: object) -> dict[str, list[str]]:
+    """What the agent did, whom it met and what it learned on `day`, from its memories:
+    for the next morning's plan."""
+    start = datetime.combine(day, time.min, tzinfo=tz)  # type: ignore[arg-type]
+    rows = Memory.objects.filter(
+        agent=agent, created__gte=start, created__lt=start + timedelta(days=1)
+    )
+    met = sorted(
+        set(
+            rows.filter(kind=MemoryKind.CONVERSATION, predicate="talked with").values_list(
+                "object", flat=True
+            )
+        )
+    )
+    learned = list(
+        rows.filter(kind=MemoryKind.THOUGHT, importance__gte=IMPORTANT)
+        .order_by("-importance", "number")
+        .values_list("description", flat=True)[:3]
+    )
+    planned = list(
+        rows.filter(kind=MemoryKind.PLAN)
+        .order_by("number")
+        .values_list("description", flat=True)[:1]
+    )
+    return {"met": met, "learned": learned, "planned": planned}

@@ -9,6 +9,7 @@ from datetime import datetime
 from world.models import Simulation
 
 from ..dispatch import AgentSteps, Reflect, Tick, TickCommit, Work, broker_used
+from ..leases import lease_held, simulation_lease
 from ..reflection.services import reflection_job_run_inline
 from .commit import tick_commit
 from .run import simulation_run
@@ -44,9 +45,10 @@ def simulation_run_inline(
     *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
 ) -> Simulation:
     """Run to the target in this process; the work the run hands on goes to a local queue
-    (this thread only), so a worker serving the same broker is not involved."""
+    (this thread only), so a worker serving the same broker is not involved, and this
+    process holds the run's lease, so no worker's watchdog takes the run for a lost one."""
     inline = InlineBroker()
-    with broker_used(inline):
+    with broker_used(inline), lease_held(simulation_lease(simulation.pk)):
         simulation_run(simulation=simulation, steps=steps, until=until)
         inline.drain()
     simulation.refresh_from_db()

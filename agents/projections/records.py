@@ -11,15 +11,17 @@ from django.db.models import Max
 from django.forms.models import model_to_dict
 
 from agents.events import (
+    AGENT_COMMITTED,
     CONVERSATION_HELD,
     INTERVIEW_ANSWERED,
     OBJECT_STATE,
     PLAN_MADE,
     PLAN_REVISED,
 )
+from memories.models import Memory
 from world.models import Agent, Event, Simulation
 
-from ..models import Conversation, Interview, ObjectState, PlanItem, PlanLevel
+from ..models import Commitment, Conversation, Interview, ObjectState, PlanItem, PlanLevel
 
 
 class CognitionProjection:
@@ -28,7 +30,14 @@ class CognitionProjection:
     name = "cognition"
     order = 30
     kinds = frozenset(
-        {PLAN_MADE, PLAN_REVISED, OBJECT_STATE, CONVERSATION_HELD, INTERVIEW_ANSWERED}
+        {
+            PLAN_MADE,
+            PLAN_REVISED,
+            OBJECT_STATE,
+            CONVERSATION_HELD,
+            INTERVIEW_ANSWERED,
+            AGENT_COMMITTED,
+        }
     )
 
     def reset(self, simulation: Simulation) -> None:
@@ -36,15 +45,28 @@ class CognitionProjection:
         ObjectState.objects.filter(simulation=simulation).delete()
         Conversation.objects.filter(simulation=simulation).delete()
         Interview.objects.filter(simulation=simulation).delete()
+        Commitment.objects.filter(simulation=simulation).delete()
 
     def apply(self, simulation: Simulation, events: Sequence[Event]) -> None:
         for event in events:
             if event.kind == PLAN_MADE:
                 self._plan(simulation, event)
+            elif event.kind == AGENT_COMMITTED:
+                self._commitment(simulation, event)
             elif event.kind == PLAN_REVISED:
                 # A reaction re-plans from now: actions still ahead are dropped and the
-                # current block is decomposed again when the reaction is over.
+                # current block is decomposed again when the reaction is over; a new
+                # schedule for the rest of the day drops the hour blocks from now on too.
                 since = datetime.fromisoformat(event.payload["from"])
+                if event.payload.get("rest_of_day"):
+                    PlanItem.objects.filter(
+                        simulation=simulation,
+                        agent__name=event.agent,
+                        level__in=[PlanLevel.HOUR, PlanLevel.ACTION],
+                        superseded=False,
+                        start__gte=since,
+                        start__lt=since + timedelta(days=1),
+                    ).update(superseded=True)
                 ahead = [
                     item.pk
                     for item in PlanItem.objects.filter(
@@ -135,6 +157,7 @@ class CognitionProjection:
                     subject=spo[0],
                     predicate=spo[1],
                     object=spo[2],
+                    source_memory=item.get("source_memory"),
                 )
             )
         # Insert in waves, each row once the item it names by `parent_index` has its id.
@@ -147,6 +170,29 @@ class CognitionProjection:
                     rows[i].parent = rows[within[i]]
             PlanItem.objects.bulk_create([rows[i] for i in ready])
             pending = [i for i in pending if i not in ready]
+
+    def _commitment(self, simulation: Simulation, event: Event) -> None:
+        """The commitment, citing the thought memory of the same step it came from."""
+        p = event.payload
+        agent = Agent.objects.get(simulation=simulation, name=event.agent)
+        memory = (
+            Memory.objects.filter(agent=agent, description=p["memory"], created=event.sim_time)
+            .order_by("-number")
+            .values_list("number", flat=True)
+            .first()
+        )
+        top = Commitment.objects.filter(agent=agent).aggregate(top=Max("number"))["top"] or 0
+        Commitment.objects.create(
+            simulation=simulation,
+            agent=agent,
+            number=top + 1,
+            what=p["what"],
+            address=p["address"],
+            start=datetime.fromisoformat(p["start"]),
+            end=datetime.fromisoformat(p["end"]),
+            memory=memory,
+            step=event.step,
+        )
 
     def _object(self, simulation: Simulation, event: Event) -> None:
         address, state = event.payload["address"], event.payload["state"]
@@ -182,9 +228,15 @@ class CognitionProjection:
             .order_by("number")
             .values("number", "agent__name", "session", "persona", "question", "answer", "step")
         )
+        commitments = list(
+            Commitment.objects.filter(simulation=simulation)
+            .order_by("agent__name", "number")
+            .values("agent__name", "number", "what", "address", "start", "end", "memory", "step")
+        )
         return {
             "plans": plans,
             "objects": objects,
             "conversations": conversations,
             "interviews": interviews,
+            "commitments": commitments,
         }

@@ -74,7 +74,7 @@ def retry_delay(retry: int) -> float:
 
 
 def threshold_for(*, simulation: Simulation, agent_threshold: int) -> int:
-    return max(1, int(simulation.config.get("reflection_threshold", agent_threshold)))
+    return max(1, int(simulation.config.get("reflection_threshold") or agent_threshold))
 
 
 # --- the job ---------------------------------------------------------------------------
@@ -189,6 +189,8 @@ def reflection_due(context: CommitContext, drafts: list[EventDraft]) -> list[Eve
         if draft.kind == MEMORY_CREATED and draft.payload.get("kind") in PERCEIVED_KINDS:
             added[draft.agent] += int(draft.payload["importance"])
     counted = {a.name: a.importance_since_reflection + added[a.name] for a in agents}
+    if "no_reflection" in simulation.config.get("ablations", []):
+        return drafts  # the ablation: nobody reflects
     requests = [
         reflection_requested(agent=a.name, due_step=at + 1, importance=counted[a.name])
         for a in agents

@@ -29,7 +29,8 @@ def log_of(simulation: Simulation, **filters: object) -> list[tuple[Any, ...]]:
 
 
 def _new(user: User, seed: int = 3, **config: object) -> Simulation:
-    return simulation_create_from_base(owner=user, base=N3, seed=seed, config=dict(config))
+    config = {"cognition": "minimal", **config}  # the engine's driver, unless one is named
+    return simulation_create_from_base(owner=user, base=N3, seed=seed, config=config)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -19,7 +19,9 @@ from .workers import celery_worker, wait_for
 
 
 def _new(user: User, seed: int = 11) -> Simulation:
-    return simulation_create_from_base(owner=user, base=N3, seed=seed)
+    return simulation_create_from_base(
+        owner=user, base=N3, seed=seed, config={"cognition": "minimal"}
+    )
 
 
 def _reload(simulation: Simulation) -> Simulation:

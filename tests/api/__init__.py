@@ -16,7 +16,9 @@ N3 = "base_the_ville_isabella_maria_klaus"
 
 
 def create(client: APIClient, base: str = N3, **fields: Any) -> dict[str, Any]:
-    """A simulation created through the API, as its JSON."""
+    """A simulation created through the API, as its JSON (the minimal cognition unless the
+    config names another: these tests drive the API, not the paper's cognition)."""
+    fields.setdefault("config", {"cognition": "minimal"})
     response = client.post("/api/simulations/", {"base": base, **fields}, format="json")
     assert response.status_code == 201, response.content
     return response.json()

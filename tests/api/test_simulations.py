@@ -12,13 +12,23 @@ from world.models import Event, Simulation
 
 from . import N3, N25, advance, counts, create, error_of
 
+DEFAULT_CONFIG = {
+    "version": 1,
+    "cognition": "paper",
+    "ablations": [],
+    "reflection_threshold": None,
+    "retrieval_weights": "paper",
+}
+
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("base", "residents"), [(N25, 25), (N3, 3)])
 def test_create_from_each_base(api: APIClient, base: str, residents: int) -> None:
-    body = create(api, base, name="my run", seed=7, sec_per_step=30, config={"k": [1]})
+    config = {"cognition": "minimal", "reflection_threshold": 40}
+    body = create(api, base, name="my run", seed=7, sec_per_step=30, config=config)
     assert body["base"] == base and body["name"] == "my run"
-    assert (body["seed"], body["sec_per_step"], body["config"]) == (7, 30, {"k": [1]})
+    assert (body["seed"], body["sec_per_step"]) == (7, 30)
+    assert body["config"] == {**DEFAULT_CONFIG, **config}  # stored normalised
     assert (body["step"], body["status"], body["resident_count"]) == (0, "idle", residents)
     assert body["sim_time"] == body["start_time"]
     assert body["parent"] is None and body["forked_at_step"] is None
@@ -31,10 +41,13 @@ def test_create_from_each_base(api: APIClient, base: str, residents: int) -> Non
 
 @pytest.mark.django_db
 def test_create_defaults(api: APIClient) -> None:
-    body = create(api, N3)
+    response = api.post("/api/simulations/", {"base": N3}, format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
     loaded = base_load(N3)
     assert body["name"] == N3
-    assert body["seed"] == 0 and body["config"] == {}
+    assert body["seed"] == 0 and body["config"] == DEFAULT_CONFIG
+    assert body["config"]["cognition"] == "paper"  # the paper's architecture by default
     assert body["sec_per_step"] == loaded.sec_per_step
 
 

@@ -1,0 +1,130 @@
+"""The social loop: how a resident stands with another (the paper's context summary), what
+it takes away from a conversation (a memo saying who told it, and a planning thought),
+and the commitments (a party to go to) that planning then puts in its day."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+
+from llm.inputs import agent_identity
+from llm.port import llm_run
+from memories.models import MemoryKind
+from world.models import Agent
+
+from ..events import ConversationLine, agent_committed
+from .mind import Mind, Note
+from .places import KnownPlaces
+from .prompts import INTENTION, RELATIONSHIP, TAKEAWAYS, CommitmentOut
+from .recall import statements
+
+COMMITMENT_HORIZON = timedelta(days=7)  # nobody plans further ahead than a week
+
+
+def relationship_with(mind: Mind, agent: Agent, other: Agent) -> str:
+    """How `agent` stands with `other`: the paper's two retrievals (the relationship, and
+    what the other is doing), summed up in one call."""
+    found = statements(
+        mind,
+        agent,
+        f"{agent.name}'s relationship with {other.name}",
+        f"{other.name} is {other.action or 'idle'}",
+        k=4,
+    )
+    return llm_run(
+        task=RELATIONSHIP,
+        inputs={
+            "agent_name": agent.name,
+            "other_name": other.name,
+            "statements": [f"{i}. {s}" for i, s in enumerate(found, 1)] or ["nothing yet"],
+        },
+        simulation=mind.simulation,
+        agent=agent,
+    ).summary
+
+
+def takeaways_after(
+    mind: Mind,
+    *,
+    me: Agent,
+    partner: Agent,
+    lines: list[ConversationLine],
+    relationship: str,
+    tag: str,
+) -> None:
+    """After a conversation, `me` keeps a memo of the news it heard (saying who told it)
+    and a planning thought (thought memories pointing at the conversation), and commits
+    to a time and place when it means to go."""
+    places = KnownPlaces(me, mind.context.town)
+    result = llm_run(
+        task=TAKEAWAYS,
+        inputs={
+            "agent_name": me.name,
+            "summary": me.summary or agent_identity(me),
+            "partner": partner.name,
+            "relationship": relationship,
+            "date": mind.now.date().isoformat(),
+            "time": mind.now.strftime("%H:%M"),
+            "places": places.text(),
+            "dialogue": [f"{line['speaker']}: {line['text']}" for line in lines],
+        },
+        simulation=mind.simulation,
+        agent=me,
+    )
+    source: dict[str, object] = {"from": partner.name, "conversation": tag, "step": mind.step}
+    if result.memo:
+        spo = (me.name, "heard from", partner.name)
+        mind.notes.append(Note(me.name, MemoryKind.THOUGHT, result.memo, spo, tag, source))
+    thought = result.thought or result.memo
+    if result.thought:
+        spo = (me.name, "intends", result.thought[:300])
+        mind.notes.append(Note(me.name, MemoryKind.THOUGHT, result.thought, spo, tag, source))
+    if result.commitment is not None and thought:
+        commit(mind, me, result.commitment, memory=thought, tag=tag)
+
+
+def intend(mind: Mind, thought: str) -> None:
+    """A thought of the agent's own (its inner voice) that names a time and place commits
+    it; planning re-plans the rest of the day (or that day's plan) for it."""
+    places = mind.places
+    result = llm_run(
+        task=INTENTION,
+        inputs={
+            "agent_name": mind.name,
+            "summary": mind.agent.summary or agent_identity(mind.agent),
+            "date": mind.now.date().isoformat(),
+            "time": mind.now.strftime("%H:%M"),
+            "places": places.text(),
+            "thought": thought,
+        },
+        simulation=mind.simulation,
+        agent=mind.agent,
+    )
+    if result.commitment is not None:
+        commit(mind, mind.agent, result.commitment, memory=thought)
+
+
+def commit(
+    mind: Mind, agent: Agent, commitment: CommitmentOut, *, memory: str, tag: str = ""
+) -> None:
+    """The commitment at a place the agent knows, if it lies ahead within the horizon."""
+    places = KnownPlaces(agent, mind.context.town)
+    sector, _, arena = commitment.place.partition(":")
+    sector, arena = places.nearest_arena(sector.strip(), arena.strip())
+    day = date.fromisoformat(commitment.date)
+    start = datetime.combine(day, time.fromisoformat(commitment.start), tzinfo=mind.now.tzinfo)
+    end = datetime.combine(day, time.fromisoformat(commitment.end), tzinfo=mind.now.tzinfo)
+    if end <= start:
+        end = start + timedelta(hours=2)
+    if not mind.now < start <= mind.now + COMMITMENT_HORIZON:
+        return
+    mind.emit(
+        agent_committed(
+            agent=agent.name,
+            what=commitment.what,
+            address=places.address(sector, arena),
+            start=start,
+            end=end,
+            memory=memory,
+            conversation=tag,
+        )
+    )

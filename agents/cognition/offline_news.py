@@ -1,0 +1,225 @@
+"""Offline policies of the social loop (rules, not a model): what a resident takes away
+from a conversation (a memo of the news it heard, with who said it, and a planning
+thought), whether it commits to go to a happening it heard of, what it intends after a
+thought, and how it sums up a relationship.
+
+A happening is found in text by its key facts: what (a party, a meeting...), where (a
+place the resident knows), and when (a date and a time window). The facts are kept
+word for word as news passes from one resident to the next, so they survive many hops.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from llm.tasks import Inputs
+
+from .offline import lines_of, places_of
+
+_HAPPENING_WORDS = ("party", "celebration", "gathering", "meeting", "dinner", "concert", "event")
+_WELCOME_WORDS = ("invite", "welcome", "everyone", "anyone", "join", "come")
+_SOCIAL_WORDS = ("friend", "social", "party", "music", "community", "outgoing", "people")
+_MONTH_NAMES = "january february march april may june july august september october november"
+_MONTHS = {m: i for i, m in enumerate(f"{_MONTH_NAMES} december".split(), start=1)}
+_DATE = re.compile(
+    r"\b(?:on\s+)?(?P<month>January|February|March|April|May|June|July|August|September|"
+    r"October|November|December)\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+_CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
+_WINDOW = re.compile(rf"\bfrom\s+{_CLOCK}\s*(?:to|until|-|till)\s*{_CLOCK}", re.IGNORECASE)
+_AT = re.compile(rf"\b(?:at|from)\s+{_CLOCK}(?=\W|$)", re.IGNORECASE)
+_TOLD = re.compile(r"^(?P<fact>.+?)\s*\((?P<source>[^()]+) told me\)\.?$")
+
+
+@dataclass(frozen=True)
+class Happening:
+    """The key facts of an event: what, where (a sector of the town) and when."""
+
+    what: str
+    place: str
+    day: date | None
+    start: int  # minutes after midnight
+    end: int
+
+
+def _minutes(hour: str, minute: str | None, half: str | None) -> int:
+    h, m = int(hour) % 24, int(minute or 0)
+    half = (half or "").replace(".", "").lower()
+    if half == "pm" and h < 12:
+        h += 12
+    elif half == "am" and h == 12:
+        h = 0
+    elif not half and 1 <= h <= 7:
+        h += 12  # "at 5" for a party means the afternoon
+    return h * 60 + m
+
+
+def happening_in(text: str, places: list[str], today: date) -> Happening | None:
+    """The happening a text tells of, when it names what, a known place and a time."""
+    lowered = text.lower()
+    if not any(word in lowered for word in _HAPPENING_WORDS):
+        return None
+    place = next((p for p in sorted(places, key=len, reverse=True) if p.lower() in lowered), "")
+    window = _WINDOW.search(text)
+    if window:
+        start = _minutes(window[1], window[2], window[3] or window[6])
+        end = _minutes(window[4], window[5], window[6])
+    else:
+        at = _AT.search(text)
+        if not at:
+            return None
+        start = _minutes(at[1], at[2], at[3])
+        end = start + 120
+    if not place or end <= start:
+        return None
+    day: date | None = None
+    found = _DATE.search(text)
+    if found:
+        day = date(today.year, _MONTHS[found["month"].lower()], int(found["day"]))
+    elif "valentine" in lowered:
+        day = date(today.year, 2, 14)
+    elif "tomorrow" in lowered:
+        day = today + timedelta(days=1)
+    elif "today" in lowered or "tonight" in lowered:
+        day = today
+    what = next(w for w in _HAPPENING_WORDS if w in lowered)
+    return Happening(what=what, place=place, day=day, start=start, end=end)
+
+
+def fact_and_source(memory: str) -> tuple[str, str]:
+    """A memo "<fact> (<name> told me)" as (fact, name); any other memory as (it, "")."""
+    matched = _TOLD.match(memory.strip())
+    if matched:
+        return matched["fact"].strip().rstrip("."), matched["source"].strip()
+    return memory.strip().rstrip("."), ""
+
+
+def third_person(text: str, speaker: str) -> str:
+    """What `speaker` said of itself, told of it: "I am hosting my party" -> "<speaker> is
+    hosting <speaker>'s party"."""
+    replacements = [
+        (r"\bI am\b", f"{speaker} is"),
+        (r"\bI'm\b", f"{speaker} is"),
+        (r"\bI have\b", f"{speaker} has"),
+        (r"\bI've\b", f"{speaker} has"),
+        (r"\bI will\b", f"{speaker} will"),
+        (r"\bI'll\b", f"{speaker} will"),
+        (r"\bmy\b", f"{speaker}'s"),
+        (r"\bMy\b", f"{speaker}'s"),
+        (r"\bI\b", speaker),
+        (r"\bme\b", speaker),
+    ]
+    text = _I_VERB.sub(lambda m: f"{speaker} {m['adverb'] or ''}{_third(m['verb'])}", text)
+    for pattern, replacement in replacements:
+        text = re.sub(pattern, replacement, text)
+    return text
+
+
+_ADVERBS = "sometimes|often|always|usually|never|also|really|just|still|rarely"
+_I_VERB = re.compile(rf"\bI (?P<adverb>(?:{_ADVERBS}) )?(?P<verb>[a-z]+)\b")
+_NOT_VERBS = {"am", "was", "will", "would", "can", "could", "should", "might", "must", "had"}
+_NOT_VERBS |= {"did", "have", "a", "the", "to", "and", "in", "at", "on"}
+
+
+def _third(verb: str) -> str:
+    """The third-person form of a verb after a name: "talk" -> "talks", "go" -> "goes"."""
+    if verb in _NOT_VERBS or verb.endswith("ed") or verb.endswith("ing"):
+        return {"have": "has", "am": "is"}.get(verb, verb)
+    if verb.endswith(("s", "sh", "ch", "x", "o")):
+        return f"{verb}es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return f"{verb[:-1]}ies"
+    return f"{verb}s"
+
+
+def _news_in(line: str) -> str:
+    """The news a line of the offline conversation passes on, as a fact ("" if none)."""
+    text = line.strip()
+    for opener in ("By the way, ", "Oh, and ", "I'm well, thanks! By the way, "):
+        if opener in text:
+            text = text.split(opener, 1)[1]
+            break
+    else:
+        return ""
+    if text.lower().startswith("you are invited"):
+        return ""
+    told = re.match(r"(?P<who>[A-Z][\w'-]+(?: [A-Z][\w'-]+)*) told me that (?P<fact>.+)", text)
+    return told["fact"] if told else text
+
+
+def takeaways(inputs: Inputs, rng: random.Random) -> tuple[str, str, Happening | None]:
+    """(memo, planning thought, the happening it commits to go to) for `agent_name` after
+    its conversation with `partner`: the first news the partner told, in its key facts."""
+    name, partner = str(inputs["agent_name"]), str(inputs["partner"])
+    said = [
+        line.split(": ", 1)[1]
+        for line in lines_of(inputs["dialogue"])
+        if line.startswith(f"{partner}: ")
+    ]
+    facts = [third_person(fact, partner).rstrip(".") for fact in map(_news_in, said) if fact]
+    facts = [f for f in facts if name not in f.split(" is ")[0]]  # not news of itself
+    if not facts:
+        return "", "", None
+    fact = facts[0]
+    memo = f"{fact} ({partner} told me)."
+    places = list(places_of(str(inputs["places"])))
+    today = date.fromisoformat(str(inputs["date"]))
+    happening = happening_in(fact, places, today)
+    if happening is None or happening.day is None or happening.day < today:
+        return memo, "", None  # news to remember and pass on, nothing to do about it
+    if not _goes(inputs, fact, rng):
+        return memo, f"I heard that {fact[0].lower()}{fact[1:]}, but I will not go.", None
+    when = f"{happening.day:%B} {happening.day.day} at {_clock(happening.start)}"
+    thought = f"I will go to the {happening.what} at {happening.place} on {when}."
+    return memo, thought, happening
+
+
+def _goes(inputs: Inputs, fact: str, rng: random.Random) -> bool:
+    """Whether the resident goes: likelier when it is invited or welcome, knows the host
+    and is a social person."""
+    lowered = fact.lower()
+    chance = 0.25
+    if any(word in lowered for word in _WELCOME_WORDS):
+        chance += 0.25
+    host = fact.split(" is ")[0].strip()
+    relationship = str(inputs["relationship"]).lower()
+    if host and host.lower() in relationship and "does not know" not in relationship:
+        chance += 0.25
+    if any(word in str(inputs["summary"]).lower() for word in _SOCIAL_WORDS):
+        chance += 0.15
+    return rng.random() < chance
+
+
+def intention(inputs: Inputs) -> Happening | None:
+    """A happening the resident's own thought names, to commit to (a whisper)."""
+    places = list(places_of(str(inputs["places"])))
+    today = date.fromisoformat(str(inputs["date"]))
+    happening = happening_in(str(inputs["thought"]), places, today)
+    if happening is not None and happening.day is None:
+        return Happening(happening.what, happening.place, today, happening.start, happening.end)
+    return happening
+
+
+def relationship(inputs: Inputs) -> str:
+    """How `agent_name` stands with `other_name`, from what it retrieved about the other."""
+    name, other = str(inputs["agent_name"]), str(inputs["other_name"])
+    known = [s for s in lines_of(inputs["statements"]) if other in s]
+    if not known:
+        return f"{name} does not know {other} well yet."
+    first = re.sub(r"^\d+\.\s*", "", known[0]).rstrip(".")
+    return f"{name} knows {other}: {first}."
+
+
+def _clock(minutes: int) -> str:
+    hour, minute = divmod(minutes, 60)
+    half = "am" if hour < 12 else "pm"
+    return f"{hour % 12 or 12}:{minute:02d}{half}" if minute else f"{hour % 12 or 12}{half}"
+
+
+def clock(minutes: int) -> str:
+    """24-hour "HH:MM" of minutes after midnight."""
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
