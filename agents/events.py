@@ -350,7 +350,7 @@ class _CommittedRequired(TypedDict):
     address: str
     start: str
     end: str
-    memory: str  # the description of the thought memory it came from, made the same step
+    memory: str  # the description of the thought memory it came from
 
 
 class CommittedPayload(_CommittedRequired, total=False):

@@ -161,20 +161,23 @@ def takeaways(inputs: Inputs, rng: random.Random) -> tuple[str, str, Happening |
         if line.startswith(f"{partner}: ")
     ]
     facts = [third_person(fact, partner).rstrip(".") for fact in map(_news_in, said) if fact]
-    facts = [f for f in facts if name not in f.split(" is ")[0]]  # not news of itself
+    facts = [f for f in facts if name not in f]  # news of itself is no news to it
     if not facts:
         return "", "", None
-    fact = facts[0]
-    memo = f"{fact} ({partner} told me)."
     places = list(places_of(str(inputs["places"])))
     today = date.fromisoformat(str(inputs["date"]))
+    # A happening one could go to is what a resident remembers first.
+    fact = next((f for f in facts if happening_in(f, places, today)), facts[0])
+    memo = f"{fact} ({partner} told me)."
     happening = happening_in(fact, places, today)
     if happening is None or happening.day is None or happening.day < today:
         return memo, "", None  # news to remember and pass on, nothing to do about it
     if not _goes(inputs, fact, rng):
         return memo, f"I heard that {fact[0].lower()}{fact[1:]}, but I will not go.", None
     when = f"{happening.day:%B} {happening.day.day} at {_clock(happening.start)}"
-    thought = f"I will go to the {happening.what} at {happening.place} on {when}."
+    host = re.split(r" (?:is|will|has|was) ", fact, maxsplit=1)[0].strip()
+    whose = f"{host}'s" if host and host != fact and len(host) < 60 else "the"
+    thought = f"I will go to {whose} {happening.what} at {happening.place} on {when}."
     return memo, thought, happening
 
 

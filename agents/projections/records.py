@@ -172,11 +172,12 @@ class CognitionProjection:
             pending = [i for i in pending if i not in ready]
 
     def _commitment(self, simulation: Simulation, event: Event) -> None:
-        """The commitment, citing the thought memory of the same step it came from."""
+        """The commitment, citing the latest memory of its thought (made the same step, or
+        earlier: a whisper)."""
         p = event.payload
         agent = Agent.objects.get(simulation=simulation, name=event.agent)
         memory = (
-            Memory.objects.filter(agent=agent, description=p["memory"], created=event.sim_time)
+            Memory.objects.filter(agent=agent, description=p["memory"], created__lte=event.sim_time)
             .order_by("-number")
             .values_list("number", flat=True)
             .first()

@@ -1,0 +1,190 @@
+"""The social loop with the offline rules: news travels with its source, commitments
+become plan items cited to their memory, and a commitment or a whisper re-plans the day.
+
+Conversations are driven directly (one `converse` as a step would make it, its events
+appended) rather than left to chance encounters; everything after runs the engine.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.contrib.auth.models import User
+
+from agents import engine
+from agents.cognition.conversation import converse
+from agents.cognition.mind import Mind
+from agents.cognition.recall import remember
+from agents.controls import agent_whisper
+from agents.controls.common import context_now
+from agents.models import Commitment, PlanItem, PlanLevel
+from agents.services import simulation_create_from_base
+from memories.models import Memory, MemoryKind
+from memories.services import memories_embed
+from world.eventlog import events_append
+from world.models import Agent, Simulation
+
+N3 = "base_the_ville_isabella_maria_klaus"
+ISABELLA, MARIA, KLAUS = "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"
+PARTY_FACTS = ("party", "Hobbs Cafe", "February 14", "5pm")
+
+
+def _new(user: User, start: datetime, **config: object) -> Simulation:
+    return simulation_create_from_base(
+        owner=user, base=N3, seed=5, start_time=start, config={"cognition": "paper", **config}
+    )
+
+
+def _talk(simulation: Simulation, speaker: str, listener: str) -> None:
+    """One conversation, decided and appended as the speaker's step would."""
+    context = context_now(simulation)
+    mind = Mind(context, context.agents[speaker])
+    converse(mind, context.agents[listener])
+    remember(mind)
+    memories_embed(simulation=simulation, events=mind.out)
+    events_append(simulation=simulation, drafts=mind.out)
+
+
+def _heard(simulation: Simulation, agent: str) -> list[Memory]:
+    """The agent's memos of the party: thought memories that say who told it."""
+    return [
+        m
+        for m in Memory.objects.filter(
+            simulation=simulation, agent__name=agent, kind=MemoryKind.THOUGHT
+        ).order_by("number")
+        if m.source.get("from") and "party" in m.description
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_news_heard_from_isabella_reaches_klaus_through_maria_with_its_source(
+    user: User,
+) -> None:
+    simulation = _new(user, datetime(2023, 2, 13, 10, 0, tzinfo=UTC))
+    _talk(simulation, ISABELLA, MARIA)
+    maria = _heard(simulation, MARIA)
+    assert maria, "Maria kept no memo of the party"
+    assert maria[0].source["from"] == ISABELLA
+    assert all(fact.lower() in maria[0].description.lower() for fact in PARTY_FACTS)
+    assert not _heard(simulation, KLAUS)
+    _talk(simulation, MARIA, KLAUS)
+    klaus = _heard(simulation, KLAUS)
+    assert klaus, "the news stopped at its first hearer"
+    assert klaus[0].source["from"] == MARIA  # the second hop, and who told it
+    assert all(fact.lower() in klaus[0].description.lower() for fact in PARTY_FACTS)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_invitation_heard_on_day_one_is_a_plan_item_on_day_two_cited_to_its_memory(
+    user: User,
+) -> None:
+    simulation = _new(user, datetime(2023, 2, 13, 23, 40, tzinfo=UTC))
+    _talk(simulation, ISABELLA, MARIA)
+    commitment = Commitment.objects.get(simulation=simulation, agent__name=MARIA)
+    assert commitment.address.startswith("the Ville:Hobbs Cafe")
+    assert commitment.start == datetime(2023, 2, 14, 17, 0, tzinfo=UTC)
+    assert commitment.memory is not None
+    thought = Memory.objects.get(agent=commitment.agent, number=commitment.memory)
+    assert thought.kind == MemoryKind.THOUGHT and thought.source["from"] == ISABELLA
+    engine.simulation_run_inline(simulation=simulation, steps=150)  # to 00:05, past midnight
+    planned = PlanItem.objects.filter(
+        agent=commitment.agent, level=PlanLevel.HOUR, superseded=False, source_memory=thought.number
+    )
+    assert [(p.start, p.address) for p in planned] == [(commitment.start, commitment.address)]
+    assert planned[0].start.date() == datetime(2023, 2, 14).date()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_commitment_made_at_two_for_five_re_plans_the_afternoon(user: User) -> None:
+    simulation = _new(user, datetime(2023, 2, 14, 13, 50, tzinfo=UTC))
+    engine.simulation_run_inline(simulation=simulation, steps=60)  # the day's plan, to 14:00
+    maria = Agent.objects.get(simulation=simulation, name=MARIA)
+    before = set(
+        PlanItem.objects.filter(agent=maria, level=PlanLevel.HOUR, superseded=False).values_list(
+            "number", flat=True
+        )
+    )
+    _talk(simulation, ISABELLA, MARIA)
+    commitment = Commitment.objects.get(simulation=simulation, agent=maria)
+    engine.simulation_run_inline(simulation=simulation, steps=2)
+    afternoon = PlanItem.objects.filter(
+        agent=maria, level=PlanLevel.HOUR, superseded=False, start__gte=commitment.start
+    ).order_by("start")
+    party = afternoon.first()
+    assert party is not None and party.source_memory == commitment.memory
+    assert (party.start, party.address) == (commitment.start, commitment.address)
+    replaced = PlanItem.objects.filter(agent=maria, number__in=before, superseded=True)
+    assert replaced.filter(start__gte=commitment.start).exists(), "the afternoon was not re-planned"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_whisper_with_a_time_and_place_re_plans_the_rest_of_the_day(user: User) -> None:
+    simulation = _new(user, datetime(2023, 2, 13, 9, 0, tzinfo=UTC))
+    engine.simulation_run_inline(simulation=simulation, steps=3)
+    klaus = Agent.objects.get(simulation=simulation, name=KLAUS)
+    agent_whisper(
+        simulation=simulation,
+        agent=klaus,
+        statement="I will go to the music gathering at Johnson Park at 7pm tonight",
+    )
+    engine.simulation_run_inline(simulation=simulation, steps=3)
+    commitment = Commitment.objects.get(simulation=simulation, agent=klaus)
+    assert commitment.start == datetime(2023, 2, 13, 19, 0, tzinfo=UTC)
+    assert commitment.address.startswith("the Ville:Johnson Park")
+    evening = PlanItem.objects.get(
+        agent=klaus, level=PlanLevel.HOUR, superseded=False, source_memory=commitment.memory
+    )
+    assert evening.start == commitment.start
+    assert PlanItem.objects.filter(
+        agent=klaus,
+        level=PlanLevel.HOUR,
+        superseded=True,
+        start__gte=datetime(2023, 2, 13, 12, 0, tzinfo=UTC),
+    ).exists(), "the rest of the day was not planned again"
+
+
+# --- the ablations of the paper's architecture --------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("ablated", [False, True])
+def test_no_reflection_stops_reflections(user: User, ablated: bool) -> None:
+    ablations = ["no_reflection"] if ablated else []
+    simulation = _new(
+        user, datetime(2023, 2, 13, 9, 0, tzinfo=UTC), ablations=ablations, reflection_threshold=5
+    )
+    engine.simulation_run_inline(simulation=simulation, steps=30)
+    requested = simulation.events.filter(kind="reflection.requested").count()
+    assert (requested == 0) == ablated, requested
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("ablated", [False, True])
+def test_no_planning_makes_no_day_plan_or_schedule(user: User, ablated: bool) -> None:
+    ablations = ["no_planning"] if ablated else []
+    simulation = _new(user, datetime(2023, 2, 13, 9, 0, tzinfo=UTC), ablations=ablations)
+    engine.simulation_run_inline(simulation=simulation, steps=6)
+    hours = PlanItem.objects.filter(simulation=simulation, level=PlanLevel.HOUR).count()
+    assert (hours == 0) == ablated, hours
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("ablated", [False, True])
+def test_no_observation_retrieval_retrieves_no_observation(user: User, ablated: bool) -> None:
+    from agents.cognition.recall import retrieve
+    from memories.services import MemoryDraft, memories_create
+
+    ablations = ["no_observation_retrieval"] if ablated else []
+    simulation = _new(user, datetime(2023, 2, 13, 9, 0, tzinfo=UTC), ablations=ablations)
+    seen = "the stove in the cafe kitchen is on fire"
+    memories_create(
+        simulation=simulation,
+        drafts=[
+            MemoryDraft(agent=KLAUS, kind=MemoryKind.OBSERVATION, description=seen, importance=9)
+        ],
+    )
+    context = context_now(simulation)
+    mind = Mind(context, context.agents[KLAUS])
+    found = retrieve(mind, mind.agent, "Is the stove in the cafe kitchen on fire?", k=3)
+    assert (seen in found) != ablated, found
