@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -148,7 +149,16 @@ def _news_in(line: str) -> str:
     if text.lower().startswith("you are invited"):
         return ""
     told = re.match(r"(?P<who>[A-Z][\w'-]+(?: [A-Z][\w'-]+)*) told me that (?P<fact>.+)", text)
-    return told["fact"] if told else text
+    return fact_and_source(told["fact"] if told else text)[0]
+
+
+def tell(memory: str, speaker: str, first_person: Callable[[str, str], str]) -> str:
+    """How `speaker` passes on a memory: news it heard says who told it ("Maria Lopez told
+    me that ..."), keeping the key facts word for word; its own thoughts in its voice."""
+    fact, source = fact_and_source(memory)
+    if source:
+        return f"{source} told me that {fact}"
+    return first_person(fact, speaker)
 
 
 def takeaways(inputs: Inputs, rng: random.Random) -> tuple[str, str, Happening | None]:
