@@ -4,9 +4,12 @@ Starts the server as `make serve` does (gunicorn with smallville_project/gunicor
 gthread workers, a psycopg pool of database connections per process) on a free port of
 127.0.0.1, and one Celery worker (concurrency 2, as `make serve`) on a private queue.
 Over HTTP it creates a simulation (base_the_ville_n25, the paper's cognition, offline
-model backend) and runs it; after --settle seconds, --clients threads (16) send a mix of
-reads and writes for --seconds (30), each on its own keep-alive connection; then
---settle seconds more, and the run is paused and everything stopped.
+model backend, from 07:00) and runs it; past its first 5 steps (the day plans) and an
+unmeasured --warmup (5 s) of the clients, it waits --settle seconds (10), then --clients
+threads (16) send a mix of reads and writes for --seconds (30), each on its own keep-alive
+connection; then --settle seconds more, and the run is paused and everything stopped.
+`--server runserver` puts the development server of `make web` (no pool: a persistent
+connection per request thread) in gunicorn's place, to compare.
 
 Reads: the list of simulations, progress, residents, the event log followed by its
 cursor (then tailed with seq_after), memory retrieval. Writes: whisper, interview,
@@ -18,7 +21,8 @@ from errors either way).
 Reported: requests/s, latency p50/p95/p99 per endpoint and overall, errors (5xx and
 connection errors; the target is none), 429s, other 4xx; the database connections of
 the database (pg_stat_activity, sampled every second: max and mean, in all and per
-process kind: web, worker, this bench, other clients of the same database) and the
+process kind: web, worker, this bench, other clients of the same database, and those
+waiting on a lock), the CPU time the web processes and the worker used, and the
 run's steps/s before, during and after the load.
 """
 
@@ -58,6 +62,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"  # loopback only
 # The server, as `make serve` starts it (the Makefile runs the venv's gunicorn script).
 SERVER_COMMAND = [sys.executable, "-m", "gunicorn", "-c", "python:smallville_project.gunicorn_conf"]
+# For comparison (--server runserver): the development server of `make web`.
+DEV_SERVER_COMMAND = [sys.executable, "manage.py", "runserver", "--noreload"]
 # application_name of each kind of process, to tell their database connections apart.
 APP_NAMES = {
     "web": "smallville-load-web",
@@ -91,6 +97,19 @@ WHISPERS = [
     "I should take a walk in the park",
 ]
 STATES = ["being cleaned", "out of order", "idle"]
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU time (user + system) used so far by the live processes of process group `pgid`."""
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended meanwhile
+        if int(fields[2]) == pgid:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -288,12 +307,14 @@ class Sampler(threading.Thread):
         counts: Counter[str] = Counter()
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT application_name, count(*) FROM pg_stat_activity "
+                "SELECT application_name, count(*), count(*) FILTER "
+                "(WHERE wait_event_type = 'Lock') FROM pg_stat_activity "
                 "WHERE datname = current_database() GROUP BY 1"
             )
-            for name, count in cursor.fetchall():
+            for name, count, locked in cursor.fetchall():
                 counts[kinds.get(name, "other")] += count
-        counts["total"] = sum(counts.values())
+                counts["waiting_on_a_lock"] += locked
+        counts["total"] = sum(counts.values()) - counts["waiting_on_a_lock"]
         step = Simulation.objects.values_list("step", flat=True).get(pk=self.simulation_id)
         return Sample(time.monotonic(), self.phase, step, dict(counts))
 
@@ -313,7 +334,7 @@ class Sampler(threading.Thread):
         if len(samples) < 2:
             return {"samples": len(samples)}
         span = samples[-1].at - samples[0].at
-        kinds = ["total", *APP_NAMES, "other"]
+        kinds = ["total", *APP_NAMES, "other", "waiting_on_a_lock"]
         return {
             "seconds": round(span, 1),
             "samples": len(samples),
@@ -329,8 +350,11 @@ class Sampler(threading.Thread):
 
 
 @contextmanager
-def web_server(port: int, queue: str, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    """gunicorn as `make serve` starts it, on 127.0.0.1:port, sending work to `queue`."""
+def web_server(
+    port: int, queue: str, env: dict[str, str], dev: bool = False
+) -> Iterator[subprocess.Popen[bytes]]:
+    """gunicorn as `make serve` starts it (runserver if `dev`), on 127.0.0.1:port, sending
+    work to `queue`."""
     SERVER_LOG.parent.mkdir(exist_ok=True)
     server_env = {
         **os.environ,
@@ -341,7 +365,7 @@ def web_server(port: int, queue: str, env: dict[str, str]) -> Iterator[subproces
         "PGAPPNAME": APP_NAMES["web"],
     }
     process = subprocess.Popen(
-        SERVER_COMMAND,
+        [*DEV_SERVER_COMMAND, f"{HOST}:{port}"] if dev else SERVER_COMMAND,
         cwd=ROOT,
         env=server_env,
         stdout=SERVER_LOG.open("ab"),
@@ -364,7 +388,7 @@ def wait_ready(process: subprocess.Popen[bytes], client: Client, timeout: float 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited ({process.returncode}): see {SERVER_LOG}")
+            raise RuntimeError(f"the server exited ({process.returncode}): see {SERVER_LOG}")
         try:
             status, _ = client.request("GET", "/api/simulations/?limit=1")
         except (OSError, http.client.HTTPException):
@@ -372,7 +396,7 @@ def wait_ready(process: subprocess.Popen[bytes], client: Client, timeout: float 
         if status == 200:
             return
         time.sleep(0.25)
-    raise RuntimeError(f"gunicorn did not answer within {timeout:.0f} s")
+    raise RuntimeError(f"the server did not answer within {timeout:.0f} s")
 
 
 def wait_status(simulation_id: int, done: Callable[[Simulation], bool], timeout: float) -> None:
@@ -445,6 +469,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--start", default="07:00", help="sim time of day at step 0 (07:00)")
     parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument(
+        "--server",
+        default="gunicorn",
+        choices=["gunicorn", "runserver"],
+        help="gunicorn as `make serve` (default), or the development server, to compare",
+    )
     parser.add_argument("--base", default="base_the_ville_n25")
     parser.add_argument("--cognition", default="paper", choices=["paper", "minimal"])
     parser.add_argument("--seed", type=int, default=7)
@@ -470,16 +500,24 @@ def main(argv: list[str] | None = None) -> None:
         server_env = {f"SMALLVILLE_THROTTLE_{scope}": HIGH_RATE for scope in THROTTLES}
     port = free_port()
     pool_min, pool_max = gunicorn_conf.pool_sizes()
+    dev = args.server == "runserver"
+    server: dict[str, Any] = {
+        "command": " ".join(["gunicorn", *SERVER_COMMAND[3:]]),
+        "bind": f"{HOST}:{port}",
+        "worker_class": gunicorn_conf.worker_class,
+        "workers": gunicorn_conf.workers,
+        "threads": gunicorn_conf.threads,
+        "db_pool_per_process": {"min": pool_min, "max": pool_max},
+    }
+    if dev:
+        server = {
+            "command": " ".join(["python", *DEV_SERVER_COMMAND[1:], f"{HOST}:{port}"]),
+            "bind": f"{HOST}:{port}",
+            "db": "a persistent connection per request thread (no pool)",
+        }
     report: dict[str, Any] = {
         **stamp(),
-        "server": {
-            "command": " ".join(["gunicorn", *SERVER_COMMAND[3:]]),
-            "bind": f"{HOST}:{port}",
-            "worker_class": gunicorn_conf.worker_class,
-            "workers": gunicorn_conf.workers,
-            "threads": gunicorn_conf.threads,
-            "db_pool_per_process": {"min": pool_min, "max": pool_max},
-        },
+        "server": server,
         "celery_worker": {"processes": 1, "concurrency": 2, "db": "persistent connections"},
         "clients": args.clients,
         "throttles": "shipped rates" if args.shipped_throttles else f"raised to {HIGH_RATE}",
@@ -488,10 +526,10 @@ def main(argv: list[str] | None = None) -> None:
     worker_env = {"PGAPPNAME": APP_NAMES["worker"]}
     with (
         private_worker(env=worker_env, concurrency=2) as worker,
-        web_server(port, worker.queue, server_env) as server,
+        web_server(port, worker.queue, server_env, dev=dev) as process,
     ):
         setup = Client(port, token)
-        wait_ready(server, setup)
+        wait_ready(process, setup)
         body = {
             "base": args.base,
             "seed": args.seed,
@@ -542,6 +580,9 @@ def main(argv: list[str] | None = None) -> None:
             time.sleep(args.settle)
             sampler.phase = "during"
             started = time.monotonic()
+            assert worker.process is not None
+            groups = {"web": process.pid, "worker": worker.process.pid}
+            cpu_before = {kind: group_cpu_seconds(pgid) for kind, pgid in groups.items()}
             clients = [
                 Worker(i, target, started + args.seconds, args.seed) for i in range(args.clients)
             ]
@@ -551,6 +592,7 @@ def main(argv: list[str] | None = None) -> None:
                 client.join(timeout=args.seconds + 120)
             elapsed = time.monotonic() - started
             load_during = os.getloadavg()
+            cpu = {k: group_cpu_seconds(pgid) - cpu_before[k] for k, pgid in groups.items()}
             sampler.phase = "after"
             time.sleep(args.settle)
             sampler.phase = "stopping"
@@ -566,6 +608,13 @@ def main(argv: list[str] | None = None) -> None:
     # and when it ended.
     report["load_average_1m"] = {"before": load_before[0], "after_load": load_during[0]}
     report.update(load(clients, elapsed))
+    # What the load cost the server, whatever else the machine ran: CPU seconds of the web
+    # processes and of the Celery worker during the load, and the web's per request.
+    report["cpu_during_load"] = {
+        "web_s": round(cpu["web"], 1),
+        "worker_s": round(cpu["worker"], 1),
+        "web_ms_per_request": round(cpu["web"] / max(1, report["requests"]) * 1000, 1),
+    }
     report["phases"] = {phase: sampler.summary(phase) for phase in ("before", "during", "after")}
     final = Simulation.objects.get(pk=sim_id)
     report["simulation"].update(
