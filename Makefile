@@ -37,7 +37,7 @@ pytest: install
 
 test: lint schema pytest
 
-BENCHES := pathfinding embeddings retrieval reflection engine cognition
+BENCHES := pathfinding embeddings retrieval reflection engine cognition load
 
 # Each benchmark prints one JSON object; results land in bench/results/<name>.json.
 # The full set takes about 20 minutes on a 2-core machine (loading the 1M memories for
@@ -50,12 +50,19 @@ bench: migrate
 		cat bench/results/$$name.json; \
 	done
 
+# The production server: gunicorn (smallville_project/gunicorn_conf.py: 2 processes x 4
+# threads, a psycopg pool of database connections per process; SMALLVILLE_WEB_BIND and
+# the other SMALLVILLE_WEB_* change it) and one Celery worker, which keeps its persistent
+# connections. Ctrl-C stops both: SIGTERM, so gunicorn finishes the requests in flight
+# (at most SMALLVILLE_WEB_GRACEFUL_TIMEOUT s) and the worker its tasks.
 serve: migrate
-	@echo "web on http://127.0.0.1:8000 and one Celery worker; Ctrl-C stops both"
-	@trap 'kill 0' INT TERM; \
-	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection --loglevel=INFO --concurrency=2 & \
-	$(PY) manage.py runserver 127.0.0.1:8000; wait
+	@echo "web (gunicorn) on http://$${SMALLVILLE_WEB_BIND:-127.0.0.1:8000} and one Celery worker; Ctrl-C stops both"
+	@trap 'kill -TERM $$web $$worker 2>/dev/null; wait' INT TERM; \
+	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection --loglevel=INFO --concurrency=2 & worker=$$!; \
+	$(VENV)/bin/gunicorn -c python:smallville_project.gunicorn_conf & web=$$!; \
+	wait
 
+# The development server (reloads on changes; a connection per request thread).
 web: migrate
 	$(PY) manage.py runserver 127.0.0.1:8000
 

@@ -84,6 +84,24 @@ TEMPLATES = [
 DATABASE_URL = os.environ.get("DATABASE_URL") or embedded_db.ensure_running()
 DATABASES = {"default": embedded_db.database_settings(DATABASE_URL)}
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SMALLVILLE_TEST_DB", "test_smallville")}
+# Web processes under gunicorn (smallville_project/gunicorn_conf.py sets SMALLVILLE_DB_POOL)
+# take connections from a psycopg pool per process, shared by its threads, instead of one
+# persistent connection per thread; a pool needs CONN_MAX_AGE = 0 (a request hands its
+# connection back when it ends). Celery workers and management commands leave it unset
+# and keep their persistent connections (CONN_MAX_AGE, CELERY_DB_REUSE_MAX).
+if env_bool("SMALLVILLE_DB_POOL", False):
+    _pool_max = max(1, int(os.environ.get("SMALLVILLE_DB_POOL_MAX", "4")))
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "pool": {
+            "min_size": min(_pool_max, int(os.environ.get("SMALLVILLE_DB_POOL_MIN", "2"))),
+            "max_size": _pool_max,
+            # A request waits this long for a free connection, then fails (a 500).
+            "timeout": float(os.environ.get("SMALLVILLE_DB_POOL_TIMEOUT", "10")),
+            # An idle connection above min_size is closed after this many seconds.
+            "max_idle": float(os.environ.get("SMALLVILLE_DB_POOL_MAX_IDLE", "300")),
+        }
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

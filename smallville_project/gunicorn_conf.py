@@ -1,0 +1,73 @@
+"""The production web server: `gunicorn -c python:smallville_project.gunicorn_conf`.
+
+Used by `make serve` and by `python -m bench load`. Threaded workers (gthread) sized for a
+small machine: 2 processes x 4 threads by default, each process with its own psycopg pool
+of database connections (SMALLVILLE_DB_POOL, set here for gunicorn only; Celery workers
+keep their persistent connections). Everything can be changed from the environment:
+
+- SMALLVILLE_WEB_BIND (default 127.0.0.1:8000), SMALLVILLE_WEB_WORKERS (2),
+  SMALLVILLE_WEB_THREADS (4), SMALLVILLE_WEB_TIMEOUT (60: seconds a worker may go without
+  a heartbeat before it is killed), SMALLVILLE_WEB_GRACEFUL_TIMEOUT (20: seconds to finish
+  the requests in flight on SIGTERM or Ctrl-C), SMALLVILLE_WEB_ACCESS_LOG (a path, or `-`
+  for stderr; off by default), SMALLVILLE_WEB_LOG_LEVEL (info);
+- SMALLVILLE_DB_POOL (1 here), SMALLVILLE_DB_POOL_MIN (2), SMALLVILLE_DB_POOL_MAX (the
+  threads per process, so a request never waits for a connection): see settings.py.
+
+Ctrl-C (SIGINT) stops gracefully here, as SIGTERM does. Gunicorn's own quick stop on
+SIGINT shuts a gthread worker's thread pool down from inside the signal handler, which
+deadlocks when the signal lands while the worker hands a request to that pool (the
+master then SIGKILLs it after graceful_timeout). `make serve` gets SIGINT to every process
+of its group, and 4 Ctrl-Cs of 6 right after a few requests hung that way for 20 s.
+
+Importing this module changes nothing (the load bench reads it); the database pool's
+environment is set in the master when gunicorn starts, before it forks the workers.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Any
+
+wsgi_app = "smallville_project.wsgi:application"
+bind = [os.environ.get("SMALLVILLE_WEB_BIND", "127.0.0.1:8000")]
+worker_class = "gthread"
+workers = int(os.environ.get("SMALLVILLE_WEB_WORKERS", "2"))
+threads = int(os.environ.get("SMALLVILLE_WEB_THREADS", "4"))
+# Each worker opens its own pool after the fork: the app is never loaded in the master.
+preload_app = False
+timeout = int(os.environ.get("SMALLVILLE_WEB_TIMEOUT", "60"))
+graceful_timeout = int(os.environ.get("SMALLVILLE_WEB_GRACEFUL_TIMEOUT", "20"))
+keepalive = 5
+# Recycle a worker now and then (a slow leak cannot grow without bound), jittered so the
+# workers do not restart together.
+max_requests = 20_000
+max_requests_jitter = 2_000
+# No control socket: several servers (make serve, the load bench) may run side by side.
+control_socket_disable = True
+accesslog = os.environ.get("SMALLVILLE_WEB_ACCESS_LOG") or None
+errorlog = "-"
+loglevel = os.environ.get("SMALLVILLE_WEB_LOG_LEVEL", "info")
+proc_name = "smallville-web"
+
+# What the web processes add to their environment unless it is set already.
+POOL_ENVIRONMENT = {"SMALLVILLE_DB_POOL": "1", "SMALLVILLE_DB_POOL_MAX": str(threads)}
+
+
+def pool_sizes(env: dict[str, str] | None = None) -> tuple[int, int]:
+    """(min, max) connections of each web process's pool, as settings.py reads them."""
+    env = {**POOL_ENVIRONMENT, **(os.environ if env is None else env)}
+    most = max(1, int(env["SMALLVILLE_DB_POOL_MAX"]))
+    return min(most, int(env.get("SMALLVILLE_DB_POOL_MIN", "2"))), most
+
+
+def on_starting(server: Any) -> None:
+    """In the master, before the workers exist: the pool for them, and SIGINT as SIGTERM."""
+    for name, value in POOL_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
+    server.handle_int = server.handle_term
+
+
+def post_worker_init(worker: Any) -> None:
+    """A worker treats SIGINT (Ctrl-C reaches the whole process group) as SIGTERM."""
+    signal.signal(signal.SIGINT, worker.handle_exit)
