@@ -16,9 +16,10 @@ from . import N3, N25, advance, counts, create, error_of
 @pytest.mark.django_db
 @pytest.mark.parametrize(("base", "residents"), [(N25, 25), (N3, 3)])
 def test_create_from_each_base(api: APIClient, base: str, residents: int) -> None:
-    body = create(api, base, name="my run", seed=7, sec_per_step=30, config={"k": [1]})
+    config = {"reflection_threshold": 50}
+    body = create(api, base, name="my run", seed=7, sec_per_step=30, config=config)
     assert body["base"] == base and body["name"] == "my run"
-    assert (body["seed"], body["sec_per_step"], body["config"]) == (7, 30, {"k": [1]})
+    assert (body["seed"], body["sec_per_step"], body["config"]) == (7, 30, config)
     assert (body["step"], body["status"], body["resident_count"]) == (0, "idle", residents)
     assert body["sim_time"] == body["start_time"]
     assert body["parent"] is None and body["forked_at_step"] is None
