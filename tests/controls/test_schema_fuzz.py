@@ -4,8 +4,10 @@ Each operation gets a bounded, derandomised set of cases (explicit examples, bou
 values and a few random ones, both valid and invalid data), sent with a token of a user
 who owns a simulation of the three-resident base; the path parameters name that
 simulation, a resident of it and the Ville, so requests reach the views rather than stop
-at a 404. Checks: no 5xx, every response (status, body and content type) as the schema
-says, and invalid data rejected with a 4xx.
+at a 404. Checks: all schemathesis offers but one (see CHECKS): no 5xx, every response
+(status, headers, body and content type) as the schema says, invalid data and missing or
+ignored auth rejected with a 4xx, methods and Allow headers as documented. Generated
+strings may hold NUL (`allow-x00`): a 400, never a 500.
 
 Nothing is excluded: `run` is included (its first tick is queued on commit, and the test's
 transaction never commits, so nothing is enqueued); throttle rates are raised so 429s do
