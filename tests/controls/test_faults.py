@@ -457,3 +457,24 @@ def test_model_errors_are_documented() -> None:
     schema = APIClient().get("/api/schema/?format=json").json()
     interview = schema["paths"]["/api/simulations/{simulation_pk}/residents/{resident}/interview/"]
     assert {"502", "503", "429"} <= set(interview["post"]["responses"])
+
+
+def test_a_backing_service_down_where_no_middleware_saw_it_is_503_not_500() -> None:
+    from django.db import OperationalError
+    from django.test import RequestFactory
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from api.errors import handler500
+
+    for error, code in (
+        (OperationalError("connection refused"), "database_unavailable"),
+        (RedisConnectionError("connection refused"), "cache_unavailable"),
+    ):
+        try:
+            raise error
+        except Exception:  # Django calls handler500 while handling the exception
+            api = handler500(RequestFactory().get("/api/simulations/"))
+            admin = handler500(RequestFactory().get("/admin/"))
+        assert api.status_code == 503 and int(api["Retry-After"]) > 0
+        assert json.loads(api.content)["error"]["code"] == code
+        assert admin.status_code == 503 and int(admin["Retry-After"]) > 0
