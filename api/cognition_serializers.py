@@ -10,6 +10,8 @@ from rest_framework import serializers
 from agents.models import Conversation, PlanLevel
 from agents.selectors import PlanNode
 
+from .serializers import QueryBooleanField
+
 _TRIPLE = {
     "type": "array",
     "items": {"type": "string"},
@@ -26,7 +28,7 @@ class PlanQuerySerializer(serializers.Serializer[Any]):
     date = serializers.DateField(
         required=False, help_text="sim day (YYYY-MM-DD); default: the simulation's current one"
     )
-    include_superseded = serializers.BooleanField(
+    include_superseded = QueryBooleanField(
         required=False, default=False, help_text="also the actions a re-plan dropped"
     )
 

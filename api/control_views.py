@@ -8,7 +8,6 @@ import django_filters
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, generics, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -35,6 +34,7 @@ from .lookups import (
     resident_owned,
     simulation_owned,
 )
+from .parsers import JSONParser
 from .schema import request_example
 from .throttles import SayThrottle
 

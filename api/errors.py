@@ -5,15 +5,20 @@ services raise (runs, controls, paths, bases, retrieval, models) to a status, co
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from drf_spectacular.utils import OpenApiResponse
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import RedisError
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -22,7 +27,7 @@ from agents.bases import UnknownBase
 from agents.config import ConfigInvalid
 from agents.controls import ControlConflict, ControlRefused
 from agents.engine import RunConflict, RunRefused
-from llm.errors import BudgetExhausted, ModelCallFailed
+from llm.errors import BudgetExhausted, ModelCallFailed, ModelOutputInvalid
 from memories.embeddings import EmbeddingError
 from memories.selectors import RetrievalConfigError
 from world.clock import SimTimeOutOfReach
@@ -48,8 +53,62 @@ def _as_api_exception(exc: Exception) -> Exception:
     return exc
 
 
+# How long a client should wait before retrying when a backing service is down.
+RETRY_AFTER_SECONDS = 5
+
+
+class ServiceDown(exceptions.APIException):
+    """A backing service (database, cache, broker) is down: retry after `wait` seconds."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    wait = RETRY_AFTER_SECONDS
+
+
+class DatabaseUnavailable(ServiceDown):
+    default_detail = "The database is unavailable; try again shortly."
+    default_code = "database_unavailable"
+
+
+class CacheUnavailable(ServiceDown):
+    default_detail = "The cache (Redis) is unavailable; try again shortly."
+    default_code = "cache_unavailable"
+
+
+class BrokerUnavailable(ServiceDown):
+    default_detail = "The task broker (Redis) is unavailable; try again shortly."
+    default_code = "broker_unavailable"
+
+
+def service_down(exc: BaseException) -> ServiceDown | None:
+    """The 503 for an error of a backing service that is down, or None for any other."""
+    match exc:
+        case DatabaseOperationalError() | DatabaseInterfaceError():
+            return DatabaseUnavailable()
+        case BrokerError():
+            return BrokerUnavailable()
+        case RedisError():  # the cache (throttle counts); the broker's is a BrokerError
+            return CacheUnavailable()
+    return None
+
+
+def unavailable_response(request: HttpRequest, exc: BaseException) -> HttpResponse | None:
+    """Outside DRF (middleware, the admin): a 503 with Retry-After for a backing service
+    that is down, in the error format under /api/ and as text elsewhere; None otherwise."""
+    down = service_down(exc)
+    if down is None:
+        return None
+    message = str(down.detail)
+    response: HttpResponse
+    if _is_api(request):
+        response = error_json(503, str(down.default_code), message)
+    else:
+        response = HttpResponse(message, status=503, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(down.wait)
+    return response
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    exc = _as_api_exception(exc)
+    exc = service_down(exc) or _as_api_exception(exc)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -79,7 +138,12 @@ def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
-    """An unexpected error under /api/ is a 500 in the error format; elsewhere Django's."""
+    """An unexpected error under /api/ is a 500 in the error format; elsewhere Django's. A
+    backing service that is down (raised where no middleware saw it) is a 503."""
+    exc = sys.exc_info()[1]
+    unavailable = unavailable_response(request, exc) if exc is not None else None
+    if unavailable is not None:
+        return unavailable
     if _is_api(request):
         return error_json(500, "server_error", "The server failed; the error is logged.")
     return defaults.server_error(request)
@@ -100,6 +164,12 @@ class ModelUnavailable(exceptions.APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_detail = "The language model failed; try again later."
     default_code = "model_unavailable"
+
+
+class ModelOutputUnusable(exceptions.APIException):
+    status_code = status.HTTP_502_BAD_GATEWAY
+    default_detail = "The language model's answer was unusable; try again."
+    default_code = "model_output_invalid"
 
 
 class EmbeddingUnavailable(exceptions.APIException):
@@ -146,6 +216,8 @@ def api_error(
             return BudgetSpent(message)
         case EmbeddingError():
             return EmbeddingUnavailable(message)
+        case ModelOutputInvalid():  # e.g. an answer longer than its field allows
+            return ModelOutputUnusable(message)
         case ModelCallFailed():
             return ModelUnavailable(message)
         case ValueError() if value_errors:
@@ -188,7 +260,9 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
         409: "The simulation's status does not allow it (e.g. it is already running).",
         413: "The request body is larger than the limit.",
         429: "Too many requests: slow down (see `Retry-After`).",
-        503: "A model or embedding backend failed; try again later.",
+        502: "The language model's answer was unusable (e.g. too long); try again.",
+        503: "A model or embedding backend failed, or the database or cache is down; try "
+        "again later (see `Retry-After`).",
     }
     return {
         status: OpenApiResponse(response=ErrorSerializer, description=described[status])
@@ -206,4 +280,4 @@ EMBEDDING_UNAVAILABLE = {
     503: OpenApiResponse(response=ErrorSerializer, description="The embedding backend failed."),
 }
 # What an endpoint that calls the language model can fail with, besides its own errors.
-MODEL_ERRORS = (409, 429, 503)
+MODEL_ERRORS = (409, 429, 502, 503)

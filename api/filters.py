@@ -16,7 +16,8 @@ from world.models import Agent, Event, Location, LocationKind
 
 
 class IntegerFilter(django_filters.NumberFilter):
-    """A whole number: 1.5 is an error, not a silent match on a decimal."""
+    """A whole number: 1.5 is an error, not a silent match on a decimal (one beyond any
+    column's range matches nothing or everything, as Django compares it)."""
 
     field_class = forms.IntegerField
 
@@ -43,7 +44,9 @@ class StrictBooleanFilter(django_filters.BooleanFilter):
 
 class StrictFilterBackend(DjangoFilterBackend):
     """An empty value of a typed filter (number, date, choice, boolean) is a 400; django-filter
-    would read it as no filter at all. Only text filters may be empty."""
+    would read it as no filter at all. Only text filters may be empty. A malformed value
+    (`?has_error=maybe`, `?step_min=x`) is a 400 too: django-filter's errors are raised, and
+    every boolean filter is a StrictBooleanFilter (tests/controls/test_faults.py checks)."""
 
     def filter_queryset(
         self, request: Request, queryset: QuerySet[Any], view: APIView

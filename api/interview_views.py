@@ -8,7 +8,6 @@ import django_filters
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -26,6 +25,7 @@ from .control_serializers import (
 from .errors import MODEL_ERRORS, domain_errors, error_responses
 from .filters import StrictBooleanFilter
 from .lookups import RESIDENT_PATH, request_body, resident_owned
+from .parsers import JSONParser
 from .schema import request_example
 from .throttles import InterviewThrottle, WhisperThrottle
 

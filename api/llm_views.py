@@ -16,6 +16,7 @@ from llm.models import ModelCall
 from llm.selectors import model_call_list, model_call_summary
 
 from .errors import error_responses
+from .filters import StrictBooleanFilter
 from .llm_serializers import ModelCallSerializer, ModelCallSummarySerializer
 from .lookups import SIMULATION_ID, simulation_owned
 
@@ -24,7 +25,7 @@ class ModelCallFilter(django_filters.FilterSet):
     task = django_filters.CharFilter(label="task name, e.g. importance")
     agent = django_filters.CharFilter(field_name="agent_name", label="agent name")
     backend = django_filters.CharFilter(label="offline or openai")
-    has_error = django_filters.BooleanFilter(
+    has_error = StrictBooleanFilter(
         method="filter_has_error", label="true: only failed calls; false: only succeeded ones"
     )
 
@@ -33,10 +34,10 @@ class ModelCallFilter(django_filters.FilterSet):
         fields = ["task", "agent", "backend", "has_error"]
 
     def filter_has_error(
-        self, queryset: QuerySet[ModelCall], name: str, value: bool | None
+        self, queryset: QuerySet[ModelCall], name: str, value: bool
     ) -> QuerySet[ModelCall]:
-        if value is None:
-            return queryset
+        # Called only with a value (django-filter skips an absent one); the hint is the
+        # schema's type.
         return queryset.exclude(error="") if value else queryset.filter(error="")
 
 

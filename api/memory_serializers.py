@@ -70,8 +70,10 @@ class RetrievalRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any])
     )
     touch = StrictBooleanField(
         required=False,
-        default=True,
-        help_text="record the access (memory.touched event) as retrieval by the agent would",
+        default=False,
+        help_text="default false (a read changes nothing); true records the access as "
+        "retrieval by the agent would: the returned memories' last access becomes the sim "
+        "time, logged as a memory.touched event",
     )
 
 

@@ -9,7 +9,6 @@ from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, generics
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -35,6 +34,7 @@ from .memory_serializers import (
     RetrievalSerializer,
     evidence_tree_data,
 )
+from .parsers import JSONParser
 
 NUMBER = OpenApiParameter(
     "number", OpenApiTypes.INT, OpenApiParameter.PATH, description="the memory's number"
@@ -153,9 +153,9 @@ class RetrieveView(APIView):
         summary="Retrieve a resident's memories for a query",
         description="Scores the resident's memories by the paper's formula with the "
         "simulation's weights and the resident's recency decay, at the simulation's sim "
-        "time, and returns the best `k`. With `touch` (the default) the returned memories' "
-        "last access becomes that sim time, recorded as a `memory.touched` event, as when "
-        "the agent itself retrieves.",
+        "time, and returns the best `k`. A read: nothing changes unless `touch` is true (the "
+        "default is false); with it the returned memories' last access becomes that sim "
+        "time, recorded as a `memory.touched` event, as when the agent itself retrieves.",
         parameters=RESIDENT_PATH,
         request=RetrievalRequestSerializer,
         responses={

@@ -1,4 +1,5 @@
-"""A size limit on API request bodies, JSON included (Django's own limit covers forms)."""
+"""Checks of every request before a view: the body's size, text no database can hold in the
+path or query string; and a 503 instead of a 500 when the database or cache is down."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from .errors import error_json
+from .errors import error_json, unavailable_response
+from .parsers import unsafe_text
 
 
 class RequestSizeLimitMiddleware:
@@ -32,3 +34,41 @@ class RequestSizeLimitMiddleware:
                     {"limit": limit, "length": length},
                 )
         return self.get_response(request)
+
+
+class UnsafeTextMiddleware:
+    """Refuse an /api/ request whose path or query string holds a NUL or an unpaired
+    surrogate (no database text can) with a 400 in the error format; the body is checked
+    by the parsers (api.parsers)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path.startswith("/api/"):
+            if unsafe_text(request.path):
+                return _unsafe("path")
+            for key, values in request.GET.lists():
+                if unsafe_text(key) or any(unsafe_text(value) for value in values):
+                    return _unsafe(f"query parameter {key!r}"[:100])
+        return self.get_response(request)
+
+
+def _unsafe(where: str) -> HttpResponse:
+    return error_json(
+        400, "invalid_characters", f"The {where} must not contain NUL or unpaired surrogates."
+    )
+
+
+class ServiceUnavailableMiddleware:
+    """A 503 with Retry-After, not a 500, when the database or the cache is down, for every
+    view (the admin's too; DRF views answer the same through api.errors.exception_handler)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        return unavailable_response(request, exception)

@@ -7,11 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework import exceptions
-from rest_framework.pagination import CursorPagination, LimitOffsetPagination
+from rest_framework.pagination import Cursor, CursorPagination, LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 MAX_PAGE_SIZE = 1000
+MAX_SEQ = 2**63 - 1  # the event log's seq is a bigint
+
+
+class InvalidCursor(exceptions.ValidationError):
+    default_code = "invalid_cursor"
 
 
 def _whole(request: Request, name: str, minimum: int) -> int | None:
@@ -58,6 +63,22 @@ class EventCursorPagination(CursorPagination):
     def get_page_size(self, request: Request) -> int | None:
         size = _whole(request, "page_size", minimum=1)
         return self.page_size if size is None else min(size, MAX_PAGE_SIZE)
+
+    def decode_cursor(self, request: Request) -> Cursor | None:
+        """The cursor, or a 400 for one this API did not make (DRF: a 404, or a 500 for a
+        position that is not a seq)."""
+        invalid = InvalidCursor(
+            {self.cursor_query_param: ["not a cursor of this list; follow `next` or `previous`"]}
+        )
+        try:
+            cursor = super().decode_cursor(request)
+        except exceptions.NotFound:
+            raise invalid from None
+        if cursor is not None and cursor.position is not None:
+            position = str(cursor.position)  # as the query string held it
+            if not (position.isascii() and position.isdigit()) or int(position) > MAX_SEQ:
+                raise invalid
+        return cursor
 
     def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, Any]]:
         return _with_minimums(super().get_schema_operation_parameters(view), {"page_size": 1})

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,6 +13,7 @@ from agents.reflection.selectors import reflection_why
 
 from .errors import EMBEDDING_UNAVAILABLE, domain_errors, error_responses
 from .lookups import RESIDENT_PATH, resident_owned
+from .parsers import JSONParser
 from .reflection_serializers import WhyRequestSerializer, WhySerializer
 
 

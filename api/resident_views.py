@@ -24,6 +24,7 @@ from .lookups import (
     request_body,
     resident_in,
 )
+from .parsers import JSONParser
 from .schema import request_example
 from .serializers import ResidentDetailSerializer, ResidentSerializer
 
@@ -49,6 +50,7 @@ class ResidentViewSet(
 
     filterset_class = ResidentFilter
     queryset = Agent.objects.none()
+    parser_classes = [JSONParser]  # typed JSON bodies only; forms would make ints strings
     lookup_url_kwarg = "resident"
     lookup_value_regex = "[^/]+"
 

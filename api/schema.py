@@ -23,18 +23,31 @@ _IMPLIED: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
         ),
     ),
     "413": ("The request body is larger than the limit.", lambda op: "requestBody" in op),
+    "503": (
+        "The database or the cache is down (`database_unavailable`, `cache_unavailable`): "
+        "retry after `Retry-After` seconds.",
+        lambda op: True,
+    ),
 }
 
 
 def document_implied_errors(
     result: dict[str, Any], generator: Any, request: Any, public: bool
 ) -> dict[str, Any]:
-    """Add the 400 a query parameter or body can cause and the 413 of a body over the size
-    limit (api.middleware) to every operation that takes them, in the error format."""
+    """Add the 400 a query parameter or body can cause, the 413 of a body over the size
+    limit (api.middleware) and the 503 of a backing service that is down to every
+    operation that can return them, in the error format. Request bodies take no other
+    keys than their fields (api.serializers.StrictFieldsMixin): `additionalProperties`
+    false."""
+    components = result.get("components", {}).get("schemas", {})
     for item in result.get("paths", {}).values():
         for method, operation in item.items():
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue
+            for content in operation.get("requestBody", {}).get("content", {}).values():
+                ref = content.get("schema", {}).get("$ref", "")
+                if ref.rsplit("/", 1)[-1] in components:
+                    components[ref.rsplit("/", 1)[-1]]["additionalProperties"] = False
             responses = operation.setdefault("responses", {})
             for status, (description, applies) in _IMPLIED.items():
                 if status not in responses and applies(operation):

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import re
+from datetime import datetime
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
+from pydantic import ValidationError as SchemaError
 from rest_framework import serializers
 
 from agents.bases import BASES
@@ -57,6 +61,36 @@ class ConfigField(serializers.DictField):
     """A simulation's config (agents.config.SimulationConfig), checked by the service."""
 
 
+_UNION_TAG = re.compile(r"^[A-Z]|[\[']")
+
+
+def config_check_strictly(config: dict[str, Any]) -> None:
+    """A 400 by field (`config.<key>`, as the service reports) unless `config` passes its
+    schema as JSON, strictly: the service's check converts types (true for a weight, "7"
+    for a threshold); the schema the API publishes does not."""
+    try:
+        SimulationConfig.model_validate_json(json.dumps(config), strict=True)
+    except SchemaError as exc:
+        errors: dict[str, list[str]] = {}
+        for error in exc.errors():
+            # Keys and list indices; not the tags of a union's members ("RetrievalWeights").
+            where = ".".join(str(p) for p in error["loc"] if not _UNION_TAG.search(str(p)))
+            messages = errors.setdefault(f"config.{where}" if where else "config", [])
+            messages += [] if error["msg"] in messages else [error["msg"]]
+        raise serializers.ValidationError(errors, code="invalid_config") from None
+
+
+class CalendarDateTimeField(serializers.DateTimeField):
+    """A date-time whose conversion to UTC stays within the calendar: one at its ends
+    (9999-12-31T23:00-05:00) is a 400, not an overflow."""
+
+    def to_internal_value(self, value: Any) -> datetime:
+        try:
+            return super().to_internal_value(value)
+        except (OverflowError, ValueError):
+            self.fail("invalid", format="an ISO 8601 date-time from year 1 to 9999")
+
+
 class StrictFieldsMixin:
     """Reject unknown keys: a typo in a field name must not be silently ignored."""
 
@@ -91,6 +125,18 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class QueryBooleanField(serializers.BooleanField):
+    """A query parameter's true or false; not "1", "yes" or "maybe" (a 400, as every
+    boolean filter: api.filters.StrictBooleanFilter)."""
+
+    default_empty_html = serializers.empty  # absent is absent (DRF: False, as a checkbox)
+
+    def to_internal_value(self, data: Any) -> bool:
+        if data not in ("true", "false"):
+            self.fail("invalid", input=data)
+        return bool(data == "true")
 
 
 # --- towns and locations -----------------------------------------------------------------
@@ -248,12 +294,17 @@ class SimulationCreateSerializer(StrictFieldsMixin, serializers.Serializer[Any])
     config = ConfigField(
         required=False, default=dict, help_text="see agents.config.SimulationConfig"
     )
-    start_time = serializers.DateTimeField(
+    start_time = CalendarDateTimeField(
         required=False,
         allow_null=True,
         default=None,
         help_text="sim time at step 0; default: the base's",
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        config_check_strictly(attrs["config"])
+        return attrs
 
 
 class SimulationForkSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
@@ -269,7 +320,9 @@ class SimulationRunSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
     """How far to run: a number of steps, or a sim time to reach (exactly one)."""
 
     steps = StrictIntegerField(min_value=1, max_value=1_000_000, required=False)
-    until = serializers.DateTimeField(required=False, help_text="sim time to run to")
+    until = CalendarDateTimeField(
+        required=False, help_text="sim time to run to, at most 1,000,000 steps ahead"
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         attrs = super().validate(attrs)

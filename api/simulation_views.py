@@ -6,15 +6,20 @@ from collections.abc import Callable
 
 from django.db.models import Count, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 
-from agents.engine import simulation_pause, simulation_progress, simulation_resume, simulation_run
+from agents.engine import (
+    TickDeferred,
+    simulation_pause,
+    simulation_progress,
+    simulation_resume,
+    simulation_run,
+)
 from agents.services import simulation_create_from_base, simulation_fork_checked
 from world.models import Agent, Event, Simulation
 from world.selectors import event_list
@@ -23,6 +28,7 @@ from .errors import domain_errors, error_responses
 from .filters import EventFilter
 from .lookups import SIMULATION_ID, SimulationChildViewSet, requester, simulations_owned
 from .pagination import EventCursorPagination
+from .parsers import JSONParser
 from .serializers import (
     EventSerializer,
     ProgressSerializer,
@@ -31,7 +37,21 @@ from .serializers import (
     SimulationRunSerializer,
     SimulationSerializer,
 )
-from .throttles import RunThrottle
+from .throttles import CreateThrottle, ForkThrottle, RunThrottle
+
+# A run whose first tick waits for the broker: claimed, and reported as queued.
+QUEUED = (
+    "the first tick will be sent when the broker is back: the workers' watchdog resends "
+    "a stalled run's tick within seconds of it"
+)
+RUN_RESPONSES = {
+    200: ProgressSerializer,
+    202: OpenApiResponse(
+        ProgressSerializer,
+        description="Claimed, but the broker could not take the first tick: the run is "
+        "queued (`waiting_for` says so) and starts once the broker is back.",
+    ),
+}
 
 
 def _simulations(request: Request) -> QuerySet[Simulation]:
@@ -73,9 +93,15 @@ class SimulationViewSet(
         return _simulations(self.request)
 
     def get_throttles(self) -> list[BaseThrottle]:
-        # Starting a run queues work for the workers: throttled per user.
-        if self.action in ("run", "resume"):
-            return [RunThrottle()]
+        # Starting a run queues work for the workers, creating a simulation seeds its
+        # memories (model calls), a fork copies a log: throttled per user.
+        match self.action:
+            case "run" | "resume":
+                return [RunThrottle()]
+            case "create":
+                return [CreateThrottle()]
+            case "fork":
+                return [ForkThrottle()]
         return super().get_throttles()
 
     def _created(self, simulation: Simulation) -> Response:
@@ -84,8 +110,10 @@ class SimulationViewSet(
 
     @extend_schema(
         summary="Create a simulation from a shipped base",
+        description="Throttled (scope `create`): seeding the residents' memories calls the "
+        "model (about 250 calls for the 25-resident base).",
         request=SimulationCreateSerializer,
-        responses={201: SimulationSerializer, **error_responses(400, 401)},
+        responses={201: SimulationSerializer, **error_responses(400, 401, 429)},
     )
     def create(self, request: Request) -> Response:
         body = SimulationCreateSerializer(data=request.data)
@@ -99,9 +127,9 @@ class SimulationViewSet(
     @extend_schema(
         summary="Fork a simulation at a step",
         description="A new simulation, owned by the requester, whose event log is this one's "
-        "up to and including `step`.",
+        "up to and including `step`. Throttled (scope `fork`).",
         request=SimulationForkSerializer,
-        responses={201: SimulationSerializer, **error_responses(400, 401, 404)},
+        responses={201: SimulationSerializer, **error_responses(400, 401, 404, 429)},
     )
     @action(detail=True, methods=["post"])
     def fork(self, request: Request, pk: str | None = None) -> Response:
@@ -120,16 +148,23 @@ class SimulationViewSet(
 
     def _run_control(self, control: Callable[[Simulation], object]) -> Response:
         simulation = self.get_object()
-        with domain_errors():
-            control(simulation)
+        try:
+            with domain_errors():
+                control(simulation)
+        except TickDeferred:  # claimed; the broker is down or hung: queued, not failed
+            progress = simulation_progress(simulation=simulation)
+            data = {**ProgressSerializer(progress).data, "waiting_for": QUEUED}
+            return Response(data, status=status.HTTP_202_ACCEPTED)
         return Response(ProgressSerializer(simulation_progress(simulation=simulation)).data)
 
     @extend_schema(
         summary="Run a number of steps or until a sim time",
         description="Claims the simulation (409 if it is already running) and queues its "
-        "first tick; Celery workers advance it. Poll `progress`.",
+        "first tick; Celery workers advance it. Poll `progress`. If the broker cannot take "
+        "the tick, the run stays claimed and the answer is 202 (queued). Throttled (scope "
+        "`run`).",
         request=SimulationRunSerializer,
-        responses={200: ProgressSerializer, **error_responses(400, 401, 404, 409, 429)},
+        responses={**RUN_RESPONSES, **error_responses(400, 401, 404, 409, 429)},
     )
     @action(detail=True, methods=["post"])
     def run(self, request: Request, pk: str | None = None) -> Response:
@@ -150,8 +185,9 @@ class SimulationViewSet(
 
     @extend_schema(
         summary="Resume a paused, failed or budget-stopped run towards its target",
+        description="As `run`: 202 (queued) when the broker cannot take the first tick.",
         request=None,
-        responses={200: ProgressSerializer, **error_responses(400, 401, 404, 409, 429)},
+        responses={**RUN_RESPONSES, **error_responses(400, 401, 404, 409, 429)},
     )
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:

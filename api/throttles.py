@@ -1,5 +1,7 @@
-"""Throttles of the expensive endpoints (model calls, runs): per user and scope, counted in
-the shared cache (Redis), so every web process sees the same counts."""
+"""Throttles of the expensive endpoints (model calls, runs, creating and forking a
+simulation): per user and scope, counted in the shared cache (Redis), so every web process
+sees the same counts. With the cache down a throttled endpoint answers 503
+`cache_unavailable` (Retry-After): it cannot count, and must not serve uncounted."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
+
+from .errors import CacheUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +35,9 @@ class ScopedThrottle(SimpleRateThrottle):
     def allow_request(self, request: Request, view: APIView) -> bool:
         try:
             return super().allow_request(request, view)
-        except (RedisError, OSError):  # the cache is down: serve rather than fail
-            log.exception("throttle cache unavailable; request allowed")
-            return True
+        except (RedisError, OSError) as exc:  # the cache is down (or hung)
+            log.warning("throttle cache unavailable: %r", exc)
+            raise CacheUnavailable() from exc
 
 
 class RunThrottle(ScopedThrottle):
@@ -50,3 +54,13 @@ class WhisperThrottle(ScopedThrottle):
 
 class SayThrottle(ScopedThrottle):
     scope = "say"
+
+
+class CreateThrottle(ScopedThrottle):
+    """Creating a simulation seeds its residents' memories (model calls: ~250 for n25)."""
+
+    scope = "create"
+
+
+class ForkThrottle(ScopedThrottle):
+    scope = "fork"

@@ -54,6 +54,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "api.middleware.RequestSizeLimitMiddleware",
+    "api.middleware.UnsafeTextMiddleware",
+    "api.middleware.ServiceUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -145,7 +147,16 @@ REST_FRAMEWORK = {
         "interview": os.environ.get("SMALLVILLE_THROTTLE_INTERVIEW", "30/minute"),
         "whisper": os.environ.get("SMALLVILLE_THROTTLE_WHISPER", "30/minute"),
         "say": os.environ.get("SMALLVILLE_THROTTLE_SAY", "30/minute"),
+        # Creating a simulation seeds its memories: ~250 model calls for the n25 base.
+        "create": os.environ.get("SMALLVILLE_THROTTLE_CREATE", "10/minute"),
+        "fork": os.environ.get("SMALLVILLE_THROTTLE_FORK", "10/minute"),
     },
+    # JSON with limits on depth, numbers and text (api.parsers); forms checked likewise.
+    "DEFAULT_PARSER_CLASSES": [
+        "api.parsers.JSONParser",
+        "api.parsers.FormParser",
+        "api.parsers.MultiPartParser",
+    ],
 }
 
 SPECTACULAR_SETTINGS = {

@@ -116,8 +116,12 @@ def newcomer_create(
     name = name.strip()
     if not NAME_PATTERN.match(name) or len(name) > 200:
         raise ControlRefused(f"{name!r} cannot be a name: it needs a letter, and no / : \\")
-    if Agent.objects.filter(simulation=simulation, name=name).exists():
-        raise ControlRefused(f"{name!r} already lives in this simulation")
+    # Names differing only by case would be one resident to a reader (and to a lookup).
+    residents = Agent.objects.filter(simulation=simulation, name__iexact=name)
+    taken = residents.values_list("name", flat=True).first()
+    if taken is not None:
+        same = "" if taken == name else f" as {taken!r} (names ignore case)"
+        raise ControlRefused(f"{name!r} already lives in this simulation{same}")
     town = town_cached(pk=simulation.town_id)
     if address is not None:
         start = location_anchor(town=town, address=address)

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import RedisError
 
 from llm.models import ModelCall
 from world.clock import MAX_RUN_STEPS
 from world.models import Agent, Event, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
-from ..dispatch import Tick, send_on_commit
+from ..dispatch import Tick, broker
 from ..models import Decision
 from ..reflection.models import JobStatus, ReflectionJob
+
+log = logging.getLogger(__name__)
 
 STARTABLE = (
     SimulationStatus.IDLE,
@@ -32,6 +37,23 @@ class RunRefused(ValueError):
 
 class RunConflict(RunRefused):
     """The simulation's status does not allow it (already running, or not running)."""
+
+
+class TickDeferred(Exception):
+    """The run is claimed but its first tick could not be handed to the broker (down or
+    hung): the workers' watchdog sends a stalled run's tick again once the broker is back.
+    Not a failure of the request: the run stands, as queued."""
+
+    def __init__(self, simulation: Simulation) -> None:
+        super().__init__(
+            f"simulation {simulation.pk} is running; its first tick will be sent when the "
+            "broker is back"
+        )
+        self.simulation = simulation
+
+
+# What a publish to an unreachable or hung broker raises.
+PUBLISH_ERRORS = (BrokerError, RedisError, OSError)
 
 
 def target_step_for(
@@ -58,8 +80,12 @@ def target_step_for(
 def simulation_run(
     *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
 ) -> Simulation:
-    """Start running to a target step; refused if the simulation is already running."""
+    """Start running to a target step; refused if the simulation is already running.
+
+    The first tick is sent once the claim commits; if the broker cannot take it, the claim
+    stands and TickDeferred says so (the watchdog resends the tick of a stalled run)."""
     target = target_step_for(simulation=simulation, steps=steps, until=until)
+    unsent: list[BaseException] = []
     with transaction.atomic(durable=True):
         claimed = Simulation.objects.filter(pk=simulation.pk, status__in=STARTABLE).update(
             status=SimulationStatus.RUNNING,
@@ -71,7 +97,18 @@ def simulation_run(
         if not claimed:
             raise RunConflict(f"simulation {simulation.pk} is already running")
         simulation.refresh_from_db()
-        send_on_commit(Tick(simulation.pk, simulation.step))
+        carrier, tick = broker(), Tick(simulation.pk, simulation.step)
+
+        def publish() -> None:
+            try:
+                carrier.send(tick)
+            except PUBLISH_ERRORS as exc:
+                log.warning("tick of simulation %s not sent: %r", simulation.pk, exc)
+                unsent.append(exc)
+
+        transaction.on_commit(publish)
+    if unsent:
+        raise TickDeferred(simulation) from unsent[0]
     return simulation
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -94,11 +95,22 @@ def test_bad_filter_is_400(api: APIClient, query: str) -> None:
 
 
 @pytest.mark.django_db
-def test_bad_cursor_is_404(api: APIClient) -> None:
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "garbage",
+        base64.b64encode(b"p=abc").decode(),  # a position that is not a seq (was a 500)
+        base64.b64encode(b"p=99999999999999999999999").decode(),
+        base64.b64encode(b"o=1&p=-5").decode(),
+        base64.b64encode(b"r=x").decode(),
+    ],
+)
+def test_a_forged_cursor_is_400(api: APIClient, cursor: str) -> None:
     simulation = create(api)
-    response = api.get(f"/api/simulations/{simulation['id']}/events/?cursor=garbage")
-    assert response.status_code == 404
-    assert error_of(response)["code"] == "not_found"
+    response = api.get(f"/api/simulations/{simulation['id']}/events/", {"cursor": cursor})
+    assert response.status_code == 400, response.content
+    error = error_of(response)
+    assert error["code"] == "invalid_cursor" and "cursor" in error["message"]
 
 
 @pytest.mark.django_db

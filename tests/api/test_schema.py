@@ -37,7 +37,8 @@ def test_schema_is_openapi3_json(api: APIClient, authenticated: bool) -> None:
     assert schema["openapi"].startswith("3.")
     assert set(schema["paths"]) >= PATHS
     create = schema["paths"]["/api/simulations/"]["post"]
-    assert set(create["responses"]) == {"201", "400", "401", "413"}  # 413: body over the limit
+    # 413: body over the limit; 429: throttled; 503: the database or cache is down
+    assert set(create["responses"]) == {"201", "400", "401", "413", "429", "503"}
     error = create["responses"]["400"]["content"]["application/json"]["schema"]
     assert error == {"$ref": "#/components/schemas/Error"}
     assert {"tokenAuth": []} in create["security"]
