@@ -32,7 +32,7 @@ OBSERVATIONS = [
 def observed(user: User) -> Simulation:
     """Klaus has seen enough (25 >= 20) to reflect at the first commit."""
     simulation = simulation_create_from_base(
-        owner=user, base=N3, seed=2, config={"reflection_threshold": 20}
+        owner=user, base=N3, seed=2, config={"cognition": "minimal", "reflection_threshold": 20}
     )
     memories_create(
         simulation=simulation,
