@@ -48,7 +48,9 @@ def run(mind: Mind) -> list[EventDraft]:
     if agent.plan_date != mind.now.date():
         plan_day(mind)
     replan = take_thought(mind)
-    if "no_planning" not in mind.ablations and commitments_unplanned(agent=agent, now=mind.now):
+    # A plan made this step (`plan_day`) has all of the day's commitments in it already.
+    planned = "no_planning" in mind.ablations or mind.blocks is not None
+    if not planned and commitments_unplanned(agent=agent, now=mind.now):
         replan_rest_of_day(mind)  # a commitment made since for later today
     people = perceive(mind)
     reacted = False
