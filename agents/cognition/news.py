@@ -16,6 +16,7 @@ from .mind import Mind, Note
 from .places import KnownPlaces
 from .prompts import INTENTION, RELATIONSHIP, TAKEAWAYS, CommitmentOut
 from .recall import statements
+from .selectors import commitment_exists
 
 COMMITMENT_HORIZON = timedelta(days=7)  # nobody plans further ahead than a week
 
@@ -117,11 +118,14 @@ def commit(
         end = start + timedelta(hours=2)
     if not mind.now < start <= mind.now + COMMITMENT_HORIZON:
         return
+    address = places.address(sector, arena)
+    if commitment_exists(agent=agent, start=start, address=address):
+        return  # committed to it already
     mind.emit(
         agent_committed(
             agent=agent.name,
             what=commitment.what,
-            address=places.address(sector, arena),
+            address=address,
             start=start,
             end=end,
             memory=memory,

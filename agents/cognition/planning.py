@@ -21,6 +21,7 @@ from ..events import (
 )
 from ..models import Commitment, PlanLevel
 from .mind import Mind, Note
+from .news import intend
 from .places import sector_arena
 from .prompts import DAY_PLAN, DECOMPOSE, HOURLY_SCHEDULE, SUMMARY
 from .recall import statements
@@ -191,6 +192,10 @@ def plan_day(mind: Mind) -> None:
         mind.blocks = []
         return
     places = mind.places
+    recent = statements(mind, agent, f"plans for {today:%B %d}", "important recent events", k=3)
+    own = next((s for s in recent if "told me)" not in s), "")
+    if own:
+        intend(mind, own)  # its own plans (a party it hosts) become commitments too
     midnight_then = datetime.combine(today, datetime.min.time(), tzinfo=mind.now.tzinfo)
     commitments = commitments_of_day(agent=agent, day=today, since=midnight_then)
     common = {
@@ -211,10 +216,7 @@ def plan_day(mind: Mind) -> None:
                 f"{c.start:%H:%M}-{c.end:%H:%M}: {c.what} at {c.address}" for c in commitments
             ]
             or ["none"],
-            "recent": statements(
-                mind, agent, f"plans for {today:%B %d}", "important recent events", k=3
-            )
-            or ["none"],
+            "recent": recent or ["none"],
         },
         simulation=mind.simulation,
         agent=agent,

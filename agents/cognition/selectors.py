@@ -145,3 +145,7 @@ def day_recollection(*, agent: Agent, day: date, tz: object) -> dict[str, list[s
         .values_list("description", flat=True)[:1]
     )
     return {"met": met, "learned": learned, "planned": planned}
+
+
+def commitment_exists(*, agent: Agent, start: datetime, address: str) -> bool:
+    return Commitment.objects.filter(agent=agent, start=start, address=address).exists()
