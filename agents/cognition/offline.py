@@ -89,6 +89,10 @@ class Routine:
     workplace: str  # a sector, or "" to work at home
 
 
+def _loose(text: str) -> str:
+    return re.sub(r"s\b", "", text.lower())
+
+
 _WORK_WORDS = ("work", "open", "student", "study", "owner", "teach", "professor", "shop")
 
 
@@ -100,14 +104,19 @@ def routine(inputs: Inputs) -> Routine:
     wake, bed = times.get("wake", 7 * 60), times.get("bed", 23 * 60)
     home_sector = Address.parse(str(inputs["living_area"])).sector
     sectors = [s for s in places_of(str(inputs["places"])) if s != home_sector]
+    # Persona texts name places loosely ("Oak Hill college", "the Willow Market" for The
+    # Willows Market): matched without case or plural s, so they are not at home all day.
+    named = _loose(identity)
     workplace = ""
-    for sector in sorted(sectors, key=lambda s: identity.find(s) if s in identity else 10**6):
-        if sector in identity:
+    for sector in sorted(sectors, key=lambda s: named.find(_loose(s)) + 1 or 10**6):
+        if _loose(sector) in named:
             workplace = sector
             break
     hours = [_clock(m) for m in _TIME.finditer(requirement)]
     if len(hours) >= 2 and hours[0] < hours[-1]:
         start, end = hours[0], hours[-1]
+    elif len(hours) == 1 and workplace:  # "opens the store at 8am": eight hours from then
+        start, end = hours[0], hours[0] + 8 * 60
     elif "student" in identity.lower():
         start, end = 10 * 60, 16 * 60
     else:
@@ -169,6 +178,12 @@ def place_for(description: str, inputs: Inputs) -> tuple[str, str]:
         if home.arena
         else next(((s, a[0]) for s, a in places.items() if a), ("", ""))
     )
+    rooms = places.get(home.sector, [])
+    if home.arena and rooms and home.arena not in rooms:
+        # It does not know its own room (Eddy Lin's in the base Ville): a shared room of the
+        # house, not the nearest-named one, someone else's bedroom whose bed it would queue for.
+        shared = [a for a in rooms if "'s" not in a and not re.search(r"bath|garden", a)]
+        home_place = (home.sector, shared[0]) if shared else home_place
     lowered = description.lower()
     wanted = [
         arena

@@ -1,5 +1,9 @@
 """Offline policies of what residents do at objects: the actions that fill an hour block
-(only at the objects the arena has), and what an alarming object state makes them do."""
+(only at the objects the arena has), and what an alarming object state makes them do.
+
+The morning is a routine done once, in order (waking up first), then the rest of the block
+at home; other blocks cycle through their menu. Only waking up uses the bed: a bed takes one
+resident at a time, so reading on it would make a household queue for it all day."""
 
 from __future__ import annotations
 
@@ -7,24 +11,29 @@ import random
 
 from llm.tasks import Inputs
 
-# activity keyword -> (action description, object keywords, emoji, object state)
-_ACTIONS: list[tuple[tuple[str, ...], list[tuple[str, tuple[str, ...], str, str]]]] = [
+# (action description, object keywords, emoji, object state)
+Menu = list[tuple[str, tuple[str, ...], str, str]]
+_MORNING: Menu = [
+    ("waking up and stretching", ("bed",), "🥱", "being made"),
+    ("brushing teeth", ("sink", "bathroom"), "🪥", "running water"),
+    ("taking a shower", ("shower", "bathroom"), "🚿", "running"),
+    ("getting dressed", ("closet", "wardrobe"), "👕", "open"),
     (
-        ("waking", "breakfast"),
-        [
-            ("waking up and stretching", ("bed",), "🥱", "being made"),
-            ("brushing teeth", ("sink", "bathroom"), "🪥", "running water"),
-            ("taking a shower", ("shower", "bathroom"), "🚿", "running"),
-            ("getting dressed", ("closet", "wardrobe"), "👕", "open"),
-            (
-                "making breakfast",
-                ("kitchen", "stove", "cooking", "refrigerator"),
-                "🍳",
-                "cooking breakfast",
-            ),
-            ("eating breakfast", ("table", "desk", "seating"), "🥣", "in use"),
-        ],
+        "making breakfast",
+        ("kitchen", "stove", "cooking", "refrigerator"),
+        "🍳",
+        "cooking breakfast",
     ),
+    ("eating breakfast", ("table", "desk", "seating"), "🥣", "in use"),
+]
+_RELAXING: Menu = [
+    ("reading a book", ("sofa", "bookshelf", "shelf", "desk", "table"), "📖", "in use"),
+    ("tidying up", ("closet", "shelf", "table"), "🧹", "being tidied"),
+    ("writing in a journal", ("desk", "table"), "📓", "in use"),
+]
+# activity keywords -> menu; the first that the block names wins
+_ACTIONS: list[tuple[tuple[str, ...], Menu]] = [
+    (("waking", "breakfast"), _MORNING),
     (
         ("lunch", "dinner", "eating"),
         [
@@ -38,12 +47,27 @@ _ACTIONS: list[tuple[tuple[str, ...], list[tuple[str, tuple[str, ...], str, str]
         ],
     ),
     (
+        ("relaxing at hobbs", "coffee at"),  # a customer, not the one behind the counter
+        [
+            ("having a coffee", ("customer seating", "seating", "table"), "☕", "in use"),
+            ("reading a book", ("customer seating", "seating", "sofa"), "📖", "in use"),
+        ],
+    ),
+    (
         ("cafe", "counter", "serving"),
         [
             ("serving customers at the counter", ("counter",), "☕", "taking orders"),
             ("brewing coffee", ("cooking", "coffee", "kitchen"), "☕", "brewing coffee"),
             ("cleaning the tables", ("seating", "table"), "🧽", "being cleaned"),
             ("washing cups", ("sink",), "🧼", "full of cups"),
+        ],
+    ),
+    (
+        ("store", "market", "pharmacy", "shop"),
+        [
+            ("serving customers at the counter", ("behind the", "counter"), "🛒", "serving"),
+            ("restocking the shelves", ("shelf",), "📦", "being restocked"),
+            ("helping a customer find something", ("shelf", "counter"), "🙋", "in use"),
         ],
     ),
     (
@@ -65,11 +89,12 @@ _ACTIONS: list[tuple[tuple[str, ...], list[tuple[str, tuple[str, ...], str, str]
         ("park", "walk"),
         [("taking a walk in the park", ("garden", "bench", "park"), "🌳", "visited")],
     ),
+    (("relaxing", "staying up"), _RELAXING),
     (
-        ("relaxing", "staying up", "home", "projects", "working"),
+        ("home", "projects", "working"),
         [
             ("working at the desk", ("desk", "computer", "easel", "piano"), "💻", "in use"),
-            ("reading a book", ("shelf", "bookshelf", "sofa", "bed", "desk"), "📖", "in use"),
+            ("reading and taking notes", ("desk", "table", "shelf"), "📚", "in use"),
             ("tidying up", ("closet", "shelf", "table"), "🧹", "being tidied"),
         ],
     ),
@@ -89,15 +114,24 @@ def actions_for(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, str,
     block = str(inputs["block"]).lower()
     total = int(str(inputs["duration_minutes"]))
     objects = [o.strip() for o in str(inputs["objects"]).split(",") if o.strip()]
+
+    def doable(menu: Menu) -> list[tuple[str, str, str, str]]:
+        # Only what the arena has the objects for: no shower in a bedroom without one.
+        picked = [(d, _pick_object(objects, k), e, s) for d, k, e, s in menu]
+        return [a for a in picked if a[1]]
+
     menu = next(
         (acts for words, acts in _ACTIONS if any(w in block for w in words)), _ACTIONS[-1][1]
     )
-    # Only what the arena has the objects for: no shower in a bedroom without one.
-    doable = [(d, _pick_object(objects, k), e, s) for d, k, e, s in menu]
-    doable = [a for a in doable if a[1]] or [(block, objects[0] if objects else "", "🙂", "in use")]
+    once: list[tuple[str, str, str, str]] = []
+    if menu is _MORNING:  # each step once, waking up first (never again after breakfast)
+        once, menu = doable(menu), _RELAXING
+    spare = [o for o in objects if "bed" not in o.lower()] or objects  # a bed is for sleep
+    cycle = doable(menu) or [(block, spare[0] if spare else "", "🙂", "in use")]
     actions, used, index = [], 0, 0
     while used < total:
-        description, item, emoji, state = doable[index % len(doable)]
+        step = once[index] if index < len(once) else cycle[(index - len(once)) % len(cycle)]
+        description, item, emoji, state = step
         minutes = min(total - used, rng.choice((5, 10, 10, 15)))
         if total - used - minutes < 5:
             minutes = total - used

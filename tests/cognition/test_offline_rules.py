@@ -3,6 +3,7 @@ plan that covers the day, hour blocks at places the resident knows. No database.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import random
 
@@ -17,6 +18,7 @@ from agents.cognition.offline import (
     summary_text,
     times_in,
 )
+from agents.cognition.offline_actions import actions_for
 from llm.tasks import Inputs
 
 PLACES = "\n".join(
@@ -194,4 +196,115 @@ def test_the_summary_description_comes_from_the_identity() -> None:
     assert summary_text({"agent_name": "Isabella Rodriguez", "agent_identity": identity}) == (
         "Isabella Rodriguez is 34 years old. Isabella Rodriguez is friendly, outgoing. "
         "Isabella runs Hobbs Cafe. Isabella is planning a party."
+    )
+
+
+# --- a household at home in the morning ----------------------------------------------------
+
+# What the Lins know of their house in the base Ville: Eddy's spatial memory lacks his own
+# bedroom, so the nearest-named arena to it was his parents' (and their one bed).
+LIN_HOUSE = {
+    "bathroom": "toilet, shower, bathroom sink",
+    "common room": "shelf, common room table",
+    "Mei and John Lin's bedroom": "closet, desk, bed",
+    "Eddy Lin's bedroom": "bed, desk, closet",
+    "garden": "house garden",
+}
+LIN_TOWN = (
+    "Oak Hill College: library, classroom\nHobbs Cafe: cafe\nThe Willows Market and Pharmacy: store"
+)
+
+
+def _lin(name: str, wake: str, room: str, requirement: str, knows_own_room: bool) -> Inputs:
+    rooms = [r for r in LIN_HOUSE if knows_own_room or r != room]
+    return {
+        "agent_name": name,
+        "lifestyle": f"{name} goes to bed around 11pm, awakes up around {wake}, eats dinner "
+        "around 5pm.",
+        "daily_plan_requirement": requirement,
+        "summary": f"{name} lives with the Lin family.",
+        "living_area": f"the Ville:Lin family's house:{room}",
+        "places": f"Lin family's house: {', '.join(rooms)}\n{LIN_TOWN}",
+    }
+
+
+MEI = _lin(
+    "Mei Lin",
+    "7am",
+    "Mei and John Lin's bedroom",
+    "Mei Lin goes to Oak Hill college to teach starting 10 am, teaches until 2pm.",
+    True,
+)
+JOHN = _lin(
+    "John Lin",
+    "6am",
+    "Mei and John Lin's bedroom",
+    "John Lin goes to the Willow Market and Pharmacy around 9am to open the pharmacy counter. "
+    "He stands behind the counter until 5pm and returns home.",
+    True,
+)
+EDDY = _lin("Eddy Lin", "7amam", "Eddy Lin's bedroom", "Eddy Lin goes to Oak Hill College.", False)
+
+
+def _nearest(known: list[str], arena: str) -> str:
+    """The planner's mapping of an arena the resident does not know (KnownPlaces)."""
+    return arena if arena in known else difflib.get_close_matches(arena, known, 1, 0.0)[0]
+
+
+def _bed_minutes(inputs: Inputs, seed: int) -> set[tuple[str, int]]:
+    """(arena, minute) at which the resident uses a bed awake between 06:00 and 10:00."""
+    lines = _plan_lines(inputs)
+    known = [r for r in LIN_HOUSE if r in str(inputs["places"])]
+    used: set[tuple[str, int]] = set()
+    for description, start, minutes, sector, arena in hourly_blocks(
+        {**inputs, "day_plan": lines}, random.Random(seed)
+    ):
+        if not 6 * 60 <= start < 10 * 60 or sector != "Lin family's house":
+            continue
+        arena = _nearest(known, arena)
+        block = {"block": description, "duration_minutes": minutes, "objects": LIN_HOUSE[arena]}
+        at = start
+        for _, length, item, _, _ in actions_for(block, random.Random(seed + start)):
+            if item == "bed":
+                used |= {(arena, m) for m in range(at, at + length)}
+            at += length
+    return used
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_household_does_not_queue_for_a_bed_in_the_morning(seed: int) -> None:
+    # Mei and Eddy both wake at 7 and Eddy woke in his parents' bed: one waited at 07:31.
+    uses = [_bed_minutes(resident, seed) for resident in (MEI, JOHN, EDDY)]
+    for mine, theirs in itertools.combinations(uses, 2):
+        assert not mine & theirs
+
+
+def test_a_resident_who_does_not_know_its_own_room_stays_in_a_shared_room() -> None:
+    assert place_for("waking up and having breakfast", EDDY) == (
+        "Lin family's house",
+        "common room",
+    )
+    assert place_for("waking up and having breakfast", MEI) == (
+        "Lin family's house",
+        "Mei and John Lin's bedroom",
+    )
+
+
+def test_a_workplace_named_loosely_is_still_where_the_resident_works() -> None:
+    # "Oak Hill college", "the Willow Market": not home all day for a letter's difference.
+    assert routine(MEI).workplace == "Oak Hill College"
+    assert routine(JOHN).workplace == "The Willows Market and Pharmacy"
+
+
+def test_a_shopkeeper_who_opens_at_eight_is_at_work_from_eight() -> None:
+    tom = {
+        **JOHN,
+        "daily_plan_requirement": "Tom Moreno opens The Willow Market and Pharmacy at 8am, "
+        "stands behind the grocery counter, and goes home afterwards.",
+    }
+    shift = routine(tom)
+    assert (shift.workplace, shift.work_start, shift.work_end) == (
+        "The Willows Market and Pharmacy",
+        8 * 60,
+        16 * 60,
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from agents.cognition.offline_talk import (
     conversation_summary,
     converse_line,
@@ -122,3 +124,161 @@ def test_a_conversation_summary_keeps_the_news() -> None:
         f"{ISABELLA} and {KLAUS} had a conversation. "
         f'{ISABELLA} said: "Oh, and I am planning a party."'
     )
+
+
+SAM = "Sam Moore"
+
+
+@pytest.mark.parametrize(
+    ("statement", "spoken"),
+    [
+        (
+            "Sam Moore associates local politics with the election",
+            "I associate local politics with the election",
+        ),
+        ("Sam Moore watches the news every night", "I watch the news every night"),
+        ("Sam Moore goes to Johnson Park", "I go to Johnson Park"),
+        ("Sam Moore has a dog and does the dishes", "I have a dog and do the dishes"),
+        ("Sam Moore is tired", "I am tired"),
+        ("Sam Moore was a navy officer", "I was a navy officer"),
+        ("Sam Moore studies history", "I study history"),
+        (
+            "Sam Moore often comes across Jennifer Moore in connection with the election",
+            "I often come across Jennifer Moore in connection with the election",
+        ),
+        (
+            "Jennifer Moore is a regular presence in Sam Moore's life",
+            "Jennifer Moore is a regular presence in my life",
+        ),
+        ("Sam Moore's garden is lovely", "My garden is lovely"),
+        ("For Sam Moore, local and election go together", "For me, local and election go together"),
+        ("Tom Moreno does not like Sam Moore", "Tom Moreno does not like me"),
+        ("Tom thinks Sam Moore is too old", "Tom thinks I am too old"),
+        (
+            "Sam Moore and Jennifer Moore had a conversation",
+            "Jennifer Moore and I had a conversation",
+        ),
+        (
+            "Sam is running for mayor and he is telling his neighbors about it",
+            "I am running for mayor and I am telling my neighbors about it",
+        ),
+        (
+            "Sam Moore lives with his wife of 40 years, Jennifer Moore, and spends his free time "
+            "in the park",
+            "I live with my wife of 40 years, Jennifer Moore, and spend my free time in the park",
+        ),
+        # Not safe: "he" may be Tom, so it stays.
+        ("Sam Moore met Tom Moreno and he was upset", "I met Tom Moreno and he was upset"),
+        (
+            "You've known your neighbor, Yuriko Yamamoto, for years and you two chat",
+            "I've known my neighbor, Yuriko Yamamoto, for years and we chat",
+        ),
+        (
+            "You know of Tamara Taylor but you haven't really chatted with her",
+            "I know of Tamara Taylor but I haven't really chatted with her",
+        ),
+        ("You are really curious about the election", "I am really curious about the election"),
+        ("Tom likes you", "Tom likes me"),
+    ],
+)
+def test_first_person_is_correct_english(statement: str, spoken: str) -> None:
+    assert first_person(statement, SAM) == spoken
+
+
+def test_a_line_never_passes_on_what_someone_was_seen_doing() -> None:
+    seen = [
+        "John Lin is tidying up",
+        "Mei Lin is waiting to use the bed",
+        "bed is in use",
+        "Eddy Lin is chatting with Mei Lin",
+        "Isabella Rodriguez is reading a book",
+    ]
+    for dialogue in ([f"{KLAUS}: Hi Isabella, how are you?"], [GREETING, f"{KLAUS}: Fine."]):
+        text, _ = _line(seen, dialogue)
+        assert not any(s.split(" is ")[1] in text for s in seen), text
+        assert "By the way" not in text and "Oh, and" not in text
+        assert text.endswith((".", "!")), text
+
+
+def test_what_matters_most_is_told_first() -> None:
+    text, _ = _line(["You like coffee a lot", "John Lin is tidying up", PARTY], [GREETING, "K: Hi"])
+    assert text.startswith("Oh, and I am planning a Valentine's Day party")
+
+
+def test_news_is_not_told_back_to_the_one_who_told_it() -> None:
+    told = f"{KLAUS}: Oh, and I am planning a Valentine's Day party at Hobbs Cafe on February 14th."
+    text, _ = _line([PARTY], [f"{KLAUS}: Hi Isabella!", told])
+    assert "party" not in text
+
+
+def test_with_nothing_to_tell_the_speaker_talks_about_its_own_day() -> None:
+    answer, end = _line([], [f"{KLAUS}: Hi Isabella, how are you?"])
+    assert answer.startswith("I'm well, thanks! ") and not end
+    plan = (
+        f"This is {ISABELLA}'s plan for Monday February 13: 00:00 sleeping; 06:00 waking up; "
+        "08:00 working at Hobbs Cafe; 20:00 relaxing at home"
+    )
+    inputs = {
+        "speaker": ISABELLA,
+        "listener": KLAUS,
+        "time": "07:40",
+        "dialogue": [GREETING, f"{KLAUS}: Fine, thanks."],
+        "memories": [f"1. {plan}"],
+    }
+    text, end = converse_line(inputs, random.Random(1))
+    assert text == (
+        "Later today I'll be working at Hobbs Cafe, from 08:00. "
+        "It was nice talking to you, Klaus. See you around!"
+    )
+    assert end
+
+
+def test_an_interview_answer_tells_of_a_conversation_without_quoting_it() -> None:
+    invited = (
+        f'{ISABELLA} and {KLAUS} had a conversation. {ISABELLA} said: "By the way, Klaus, you '
+        f'are invited to my party! I am planning a party."; {KLAUS} said: "Oh, and I like it."'
+    )
+    paper = f'{KLAUS} and {ISABELLA} had a conversation. {ISABELLA} said: "Hi Klaus!"; {KLAUS} '
+    paper += 'said: "I\'m well, thanks! By the way, I am writing a research paper."'
+    asked = f'a news reporter asked {KLAUS}: "Why?" {KLAUS} said: "Because."'
+    others = f'{ISABELLA} and Maria Lopez had a conversation. Maria Lopez said: "Oh, and I study."'
+    memories = [invited, asked, others, paper]
+    inputs = {"agent_name": KLAUS, "memories": [f"{i}. {m}" for i, m in enumerate(memories, 1)]}
+    assert interview_answer(inputs) == (
+        "I talked with Isabella Rodriguez, who told me that I am invited to Isabella's party! "
+        "Isabella is planning a party. I talked with Isabella Rodriguez."
+    )
+    answer = interview_answer({"agent_name": ISABELLA, "memories": [f"1. {paper}"]})
+    assert answer == "I talked with Klaus Mueller, who is writing a research paper."
+
+
+def test_news_about_others_comes_before_what_the_listener_knows_of_itself() -> None:
+    about_klaus = "Klaus Mueller is writing a research paper on gentrification"
+    text, _ = _line([about_klaus, PARTY], [GREETING, f"{KLAUS}: Fine."])
+    assert "party" in text
+
+
+def test_the_listener_is_not_told_its_own_doings() -> None:
+    text, _ = _line([f"{KLAUS} is writing a research paper"], [GREETING, f"{KLAUS}: Fine."])
+    assert "research" not in text
+
+
+def test_first_person_puts_the_speaker_last_in_a_pair() -> None:
+    assert first_person("You and Maria Lopez are close friends", ISABELLA) == (
+        "Maria Lopez and I are close friends"
+    )
+
+
+def test_those_who_talked_already_today_rarely_talk_again() -> None:
+    def talks(context: list[str]) -> int:
+        inputs = {
+            "action": "idle",
+            "observed_action": "idle",
+            "observed_name": KLAUS,
+            "context": context,
+        }
+        return sum(react(inputs, random.Random(seed)) == "talk" for seed in range(400))
+
+    knows = [f"Isabella knows {KLAUS} well"]
+    talked = [*knows, f"{ISABELLA} and {KLAUS} had a conversation. Hi."]
+    assert 2 * talks(talked) < talks(knows)
