@@ -17,6 +17,7 @@ from llm.importance import importance_offline
 from llm.tasks import Inputs
 
 from .offline import lines_of
+from .offline_news import fact_and_source, tell
 
 NEWSWORTHY = 6  # offline importance of plans, projects, invitations, parties, elections
 _ROUTINE_RATING = random.Random(0)  # for importance_offline's draw; only >= NEWSWORTHY counts
@@ -27,7 +28,7 @@ def react(inputs: Inputs, rng: random.Random) -> str:
     if any(w in mine or w in theirs for w in ("sleep", "chatting", "conversation")):
         return "continue"
     other, context = str(inputs["observed_name"]), lines_of(inputs["context"])
-    knows = any(other in line for line in context)
+    knows = any(other in line and "does not know" not in line for line in context)
     # Having caught up already today, they mostly just nod: free to talk to someone else.
     talked = any(other in line and "had a conversation" in line for line in context)
     chance = 0.1 if talked else 0.35 if knows else 0.05
@@ -212,7 +213,9 @@ def _news(memories: list[str], speaker: str, listener: str, heard: str) -> str:
     ]
     worth.sort(key=lambda m: (_rating(m) < NEWSWORTHY, listener.split()[0] in m))  # stable
     for memory in worth:
-        news = first_person(memory, speaker)
+        if fact_and_source(memory)[1] == listener:
+            continue  # not back to the one who told it
+        news = tell(memory, speaker, first_person)  # heard news says who told it
         if len(news) > 10 and not _told(news, heard):
             return _mid_sentence(news)
     return ""
