@@ -1,4 +1,5 @@
-"""The agents layer's events: every kind, its payload type, and the one builder of each.
+"""The agents layer's events: every kind, its payload type (typed in agents/payloads.py),
+and the one builder of each.
 
 Cognition, controls and reflection build events only through these functions, so a
 payload has one shape wherever it is made. Which projection applies each kind:
@@ -18,9 +19,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any
 
 from world.eventlog import EventDraft
+
+from .payloads import (
+    ActingPayload,
+    ArrivedPayload,
+    ChatCooldownPayload,
+    CommittedPayload,
+    ControlPayload,
+    ConversationLine,
+    ConversationPayload,
+    DayPlannedPayload,
+    HeadedPayload,
+    InterviewPayload,
+    LearnedPayload,
+    MovedPayload,
+    ObjectStatePayload,
+    PerceivedPayload,
+    PlanItemPayload,
+    PlanMadePayload,
+    ReflectionDonePayload,
+    ReflectionRequestedPayload,
+    SummarizedPayload,
+    WhisperedPayload,
+)
 
 AGENT_CREATED = "agent.created"
 AGENT_MOVED = "agent.moved"
@@ -60,139 +84,6 @@ Tile = Sequence[int]
 
 def _tiles(path: Iterable[Tile]) -> list[list[int]]:
     return [[int(v) for v in tile] for tile in path]
-
-
-# --- payloads ----------------------------------------------------------------------------
-
-
-class MovedPayload(TypedDict):
-    tile: list[int]
-
-
-class HeadedPayload(TypedDict):
-    destination: str
-    path: list[list[int]]
-    action: str
-
-
-class ArrivedPayload(TypedDict):
-    action: str
-    busy_until_step: int
-
-
-class PerceivedPayload(TypedDict):
-    observations: list[str]
-
-
-class _ActingRequired(TypedDict):
-    action: str
-    emoji: str
-    address: str
-    spo: list[str]
-    start_step: int
-    end_step: int
-    path: list[list[int]]
-
-
-class ActingPayload(_ActingRequired, total=False):
-    chatting_with: str
-    conversation: str  # the initiator of the conversation this action belongs to
-
-
-class SummarizedPayload(TypedDict):
-    summary: str
-    date: str
-
-
-class DayPlannedPayload(TypedDict):
-    date: str
-
-
-class LearnedPayload(TypedDict):
-    sector: str
-    arena: str
-    objects: list[str]
-
-
-class WhisperedPayload(TypedDict):
-    statement: str
-
-
-class ControlPayload(TypedDict):
-    user_controlled: bool
-
-
-class _CooldownRequired(TypedDict):
-    partner: str
-    until_step: int
-
-
-class ChatCooldownPayload(_CooldownRequired, total=False):
-    conversation: str
-
-
-class _PlanItemRequired(TypedDict):
-    level: str
-    description: str
-    start: str
-    duration_minutes: int
-
-
-class PlanItemPayload(_PlanItemRequired, total=False):
-    address: str
-    emoji: str
-    spo: list[str]
-    parent: int  # the number of a plan row made earlier
-    parent_index: int  # the position of an item of the same event (from 0)
-    parent_start: str  # the start (ISO) of the parent hour block
-    source_memory: int  # the number of the memory it came from (a commitment)
-
-
-class PlanMadePayload(TypedDict):
-    items: list[PlanItemPayload]
-
-
-class ObjectStatePayload(TypedDict):
-    address: str
-    state: str
-
-
-class ConversationLine(TypedDict):
-    speaker: str
-    text: str
-
-
-class _ConversationRequired(TypedDict):
-    participants: list[str]
-    lines: list[ConversationLine]
-    summary: str
-    address: str
-
-
-class ConversationPayload(_ConversationRequired, total=False):
-    conversation: str
-
-
-class InterviewPayload(TypedDict):
-    session: str
-    persona: str
-    question: str
-    answer: str
-    remembered: bool
-
-
-class ReflectionRequestedPayload(TypedDict):
-    due_step: int
-    importance: int
-
-
-class ReflectionDonePayload(TypedDict, total=False):
-    due_step: int
-    questions: list[str]
-    reflections: int
-    dropped_citations: list[Any]
-    failed: bool
-    error: str
 
 
 # --- builders ----------------------------------------------------------------------------
@@ -343,18 +234,6 @@ def plan_revised(
     if rest_of_day:
         payload["rest_of_day"] = True
     return _draft(PLAN_REVISED, agent, payload)
-
-
-class _CommittedRequired(TypedDict):
-    what: str
-    address: str
-    start: str
-    end: str
-    memory: str  # the description of the thought memory it came from
-
-
-class CommittedPayload(_CommittedRequired, total=False):
-    conversation: str
 
 
 def agent_committed(

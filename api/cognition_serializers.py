@@ -10,7 +10,7 @@ from rest_framework import serializers
 from agents.models import Conversation, PlanLevel
 from agents.selectors import PlanNode
 
-from .serializers import QueryBooleanField
+from .fields import QueryBooleanField
 
 _TRIPLE = {
     "type": "array",

@@ -12,13 +12,9 @@ from agents.models import Interview, ObjectState
 from world.models import Agent, Simulation
 from world.selectors import address_at, town_cached
 
+from .fields import StrictCharField, StrictFieldsMixin, StrictIntegerField
 from .memory_serializers import MemorySerializer, StrictBooleanField
-from .serializers import (
-    ResidentDetailSerializer,
-    StrictCharField,
-    StrictFieldsMixin,
-    StrictIntegerField,
-)
+from .serializers import ResidentDetailSerializer
 
 SESSION_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 

@@ -11,7 +11,7 @@ from memories.models import Memory
 from memories.retrieval import Mode
 from memories.selectors import EvidenceNode
 
-from .serializers import StrictCharField, StrictFieldsMixin, StrictIntegerField
+from .fields import StrictCharField, StrictFieldsMixin, StrictIntegerField
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -9,8 +9,8 @@ from rest_framework import serializers
 
 from memories.selectors import EvidenceNode
 
+from .fields import StrictCharField, StrictFieldsMixin, StrictIntegerField
 from .memory_serializers import EvidenceNodeSerializer, evidence_tree_data
-from .serializers import StrictCharField, StrictFieldsMixin, StrictIntegerField
 
 
 class WhyRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):

@@ -11,13 +11,8 @@ from memories.models import MemoryKind
 from world.eventlog import EventDraft
 from world.models import Agent
 
-from ..events import (
-    ConversationLine,
-    agent_acting,
-    agent_chat_cooldown,
-    conversation_held,
-    plan_revised,
-)
+from ..events import agent_acting, agent_chat_cooldown, conversation_held, plan_revised
+from ..payloads import ConversationLine
 from . import StepContext
 from .mind import Mind, Note
 from .news import relationship_with, takeaways_after

@@ -11,7 +11,8 @@ from llm.port import llm_run
 from memories.models import MemoryKind
 from world.models import Agent
 
-from ..events import ConversationLine, agent_committed
+from ..events import agent_committed
+from ..payloads import ConversationLine
 from .mind import Mind, Note
 from .places import KnownPlaces
 from .prompts import INTENTION, RELATIONSHIP, TAKEAWAYS, CommitmentOut

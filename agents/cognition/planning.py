@@ -11,15 +11,9 @@ from llm.inputs import agent_identity
 from llm.port import llm_run
 from memories.models import MemoryKind
 
-from ..events import (
-    PlanItemPayload,
-    agent_day_planned,
-    agent_summarized,
-    plan_item,
-    plan_made,
-    plan_revised,
-)
+from ..events import agent_day_planned, agent_summarized, plan_item, plan_made, plan_revised
 from ..models import Commitment, PlanLevel
+from ..payloads import PlanItemPayload
 from .mind import Mind, Note
 from .news import intend
 from .places import sector_arena

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from agents import events
+from agents import events, payloads
 from world.eventlog import EventDraft
 
 MORNING = datetime(2023, 2, 13, 9, 0)
@@ -187,7 +187,7 @@ def test_object_state_is_a_users_event_unless_an_agent_is_named() -> None:
 
 
 def test_conversation_held_names_its_conversation_only_when_given() -> None:
-    lines: list[events.ConversationLine] = [
+    lines: list[payloads.ConversationLine] = [
         {"speaker": "Isabella Rodriguez", "text": "Coming to the party?"},
         {"speaker": "Klaus Mueller", "text": "Sure."},
     ]

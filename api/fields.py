@@ -1,0 +1,134 @@
+"""The API's strict fields: integers that are integers, text no column refuses, booleans
+in queries, sim times the calendar holds, and the config checked against its schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from pydantic import ValidationError as SchemaError
+from rest_framework import serializers
+
+from agents.config import SimulationConfig
+
+
+def _openapi_schema(schema: Any, defs: dict[str, Any]) -> Any:
+    """A pydantic JSON schema as an OpenAPI 3.0 schema: references inlined, `const` as a
+    one-value enum, `null` in `anyOf` as `nullable`, titles dropped."""
+    if isinstance(schema, list):
+        return [_openapi_schema(item, defs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        return _openapi_schema(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("title", "$defs"):
+            continue
+        if key == "const":
+            out["enum"] = [value]
+        elif key == "anyOf":
+            kinds = [v for v in value if v != {"type": "null"}]
+            if len(kinds) < len(value):
+                out["nullable"] = True
+            if len(kinds) == 1:
+                out.update(_openapi_schema(kinds[0], defs))
+            else:
+                out["anyOf"] = _openapi_schema(kinds, defs)
+        else:
+            out[key] = _openapi_schema(value, defs)
+    return out
+
+
+def _config_schema() -> dict[str, Any]:
+    schema = SimulationConfig.model_json_schema()
+    return dict(_openapi_schema(schema, schema.get("$defs", {})))
+
+
+@extend_schema_field(_config_schema())
+class ConfigField(serializers.DictField):
+    """A simulation's config (agents.config.SimulationConfig), checked by the service."""
+
+
+_UNION_TAG = re.compile(r"^[A-Z]|[\[']")
+
+
+def config_check_strictly(config: dict[str, Any]) -> None:
+    """A 400 by field (`config.<key>`, as the service reports) unless `config` passes its
+    schema as JSON, strictly: the service's check converts types (true for a weight, "7"
+    for a threshold); the schema the API publishes does not."""
+    try:
+        SimulationConfig.model_validate_json(json.dumps(config), strict=True)
+    except SchemaError as exc:
+        errors: dict[str, list[str]] = {}
+        for error in exc.errors():
+            # Keys and list indices; not the tags of a union's members ("RetrievalWeights").
+            where = ".".join(str(p) for p in error["loc"] if not _UNION_TAG.search(str(p)))
+            messages = errors.setdefault(f"config.{where}" if where else "config", [])
+            messages += [] if error["msg"] in messages else [error["msg"]]
+        raise serializers.ValidationError(errors, code="invalid_config") from None
+
+
+class CalendarDateTimeField(serializers.DateTimeField):
+    """A date-time whose conversion to UTC stays within the calendar: one at its ends
+    (9999-12-31T23:00-05:00) is a 400, not an overflow."""
+
+    def to_internal_value(self, value: Any) -> datetime:
+        try:
+            return super().to_internal_value(value)
+        except (OverflowError, ValueError):
+            self.fail("invalid", format="an ISO 8601 date-time from year 1 to 9999")
+
+
+class StrictFieldsMixin:
+    """Reject unknown keys: a typo in a field name must not be silently ignored."""
+
+    fields: Any
+    initial_data: Any
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(self.initial_data) - set(self.fields)) if self._is_dict() else []
+        if unknown:
+            raise serializers.ValidationError(
+                {name: ["Unknown field."] for name in unknown}, code="unknown_field"
+            )
+        return attrs
+
+    def _is_dict(self) -> bool:
+        return isinstance(getattr(self, "initial_data", None), dict)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer; not a numeric string, a float or a boolean."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string; not a number."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class QueryBooleanField(serializers.BooleanField):
+    """A query parameter's true or false; not "1", "yes" or "maybe" (a 400, as every
+    boolean filter: api.filters.StrictBooleanFilter)."""
+
+    default_empty_html = serializers.empty  # absent is absent (DRF: False, as a checkbox)
+
+    def to_internal_value(self, data: Any) -> bool:
+        if data not in ("true", "false"):
+            self.fail("invalid", input=data)
+        return bool(data == "true")
+
+
+# --- towns and locations -----------------------------------------------------------------
