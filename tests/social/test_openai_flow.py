@@ -151,7 +151,12 @@ def test_an_invitation_heard_on_day_1_is_in_the_plan_of_the_day_of_the_party(
         assert hours.filter(start__lt=PARTY).exists() and hours.filter(start__gt=PARTY).exists()
         # ... and kept at its time in the broad strokes (the day_plan prompt listed it).
         assert day.filter(level=PlanLevel.DAY, start=PARTY, description__contains="Hobbs Cafe")
-    assert not Commitment.objects.filter(simulation=simulation, agent__name=ISABELLA).exists()
+    # The host goes too: its own plan for the day (a seed thought, no source) commits it.
+    own = Commitment.objects.get(simulation=simulation, agent__name=ISABELLA)
+    assert (own.start, own.address) == (PARTY, "the Ville:Hobbs Cafe:cafe")
+    assert own.memory is not None
+    plan = Memory.objects.get(simulation=simulation, agent__name=ISABELLA, number=own.memory)
+    assert "party" in plan.description and not plan.source
     assert_every_call_went_to_the_server(simulation, prompt_server)
     tasks = set(ModelCall.objects.filter(simulation=simulation).values_list("task", flat=True))
     assert {"day_plan", "hourly_schedule", "importance_many", "summary"} <= tasks
