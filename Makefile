@@ -40,7 +40,7 @@ test: lint schema pytest
 # Faults with real processes (docs/operations.md): workers killed -9 mid-step, mid-reflection
 # and mid-commit, a private Redis killed and restarted, a private Postgres crashed and
 # restarted; each run must resume within 30 s and end as its undisturbed twin. Needs
-# redis-server on the PATH; about 3 minutes on a 2-core machine. CI runs it after `test`.
+# redis-server on the PATH; about 2 minutes on a 2-core machine. CI runs it after `test`.
 .PHONY: chaos
 chaos: install
 	$(VENV)/bin/pytest -q -m chaos tests/chaos

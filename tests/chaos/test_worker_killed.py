@@ -10,6 +10,7 @@ import psycopg
 import pytest
 from django.contrib.auth.models import User
 
+from agents import engine
 from agents.models import Decision
 from agents.reflection.models import JobStatus, ReflectionJob
 from tests.agents import workers
@@ -49,6 +50,9 @@ def test_worker_killed_during_agent_steps(
         worker.kill()
         left = calls_in_flight(simulation)
         assert left
+        progress = engine.simulation_progress(simulation=simulation)  # what a user sees
+        assert progress.status == "running", progress
+        assert progress.waiting_for.startswith(f"deciding step {progress.step + 1}: "), progress
         server.slow(0)
         worker.start()
         seconds = recovery(
@@ -78,6 +82,9 @@ def test_worker_killed_during_a_reflection_job(
         worker.kill()
         left = calls_in_flight(simulation)
         assert left
+        progress = engine.simulation_progress(simulation=simulation)
+        assert progress.status == "running", progress
+        assert "waits for reflections" in progress.waiting_for, progress
         server.slow(0)
         worker.start()
         seconds = recovery(
