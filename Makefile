@@ -37,6 +37,14 @@ pytest: install
 
 test: lint schema pytest
 
+# Faults with real processes (docs/operations.md): workers killed -9 mid-step, mid-reflection
+# and mid-commit, a private Redis killed and restarted, a private Postgres crashed and
+# restarted; each run must resume within 30 s and end as its undisturbed twin. Needs
+# redis-server on the PATH; about 2 minutes on a 2-core machine. CI runs it after `test`.
+.PHONY: chaos
+chaos: install
+	$(VENV)/bin/pytest -q -m chaos tests/chaos
+
 BENCHES := pathfinding embeddings retrieval reflection engine cognition load
 
 # Each benchmark prints one JSON object; results land in bench/results/<name>.json.

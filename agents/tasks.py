@@ -10,6 +10,8 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
+from llm.services import model_calls_settle_abandoned
+
 from . import engine
 from .dispatch import AgentSteps, Reflect, Tick, TickCommit, Work
 from .leases import lease_held, simulation_lease
@@ -64,6 +66,7 @@ def runs_watch() -> None:
     """Sent by every worker's watchdog (smallville_project/celery.py)."""
     engine.runs_resume_stalled(stall_seconds=settings.SMALLVILLE_STALL_SECONDS)
     reflection_jobs_resume_lapsed()
+    model_calls_settle_abandoned()  # calls a dead worker left in flight are not billed
 
 
 class CeleryBroker:

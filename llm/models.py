@@ -55,6 +55,12 @@ class ModelCall(models.Model):
             models.Index(fields=["simulation", "task"]),
             models.Index(fields=["simulation", "agent_name"]),
             models.Index(fields=["simulation", "created_at"]),
+            # The calls in flight, for the watchdog's settlement of abandoned ones.
+            models.Index(
+                fields=["created_at"],
+                name="llm_modelcall_in_flight",
+                condition=models.Q(finished_at__isnull=True),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -4,6 +4,11 @@ Each write is one statement, and the port calls them outside any caller transact
 (`ModelCallInTransaction`), so a ledger row with its usage count, a call's outcome and a
 `budget_exhausted` status are committed the moment they happen, whatever the caller does
 next. A call costs two round trips to the database.
+
+A call whose process died in flight (a worker killed, the database gone before the
+call's completion was written) would stay counted and unfinished for ever: the watchdog
+settles it (`model_calls_settle_abandoned`) once it is older than the longest a call can
+take, and takes its count back, so the ledger bills only calls that ended.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
@@ -109,18 +115,24 @@ SELECT %(simulation)s, %(agent)s, %(agent_name)s, a.step, a.sim_time, %(task)s, 
 FROM admitted AS a
 RETURNING id, step, sim_time, created_at
 """
-# Completion is one statement too: the call's outcome and its tokens in the usage row.
+# Completion is one statement too: the call's outcome and its tokens in the usage row. A
+# call settled as abandoned meanwhile (it outlived the bound) is counted again: it ended.
 _COMPLETE_SQL = f"""
-WITH done AS (
+WITH prior AS (
+    SELECT id, finished_at IS NOT NULL AS settled FROM {ModelCall._meta.db_table}
+    WHERE id = %(id)s FOR UPDATE
+), done AS (
     UPDATE {ModelCall._meta.db_table} SET
         raw_reply = %(raw_reply)s, output = %(output)s::jsonb,
         prompt_tokens = %(prompt_tokens)s, completion_tokens = %(completion_tokens)s,
         usage = %(usage)s::jsonb, latency_ms = %(latency_ms)s, attempts = %(attempts)s,
         attempt_log = %(attempt_log)s::jsonb, error = %(error)s, finished_at = %(finished_at)s
-    WHERE id = %(id)s
+    WHERE id = (SELECT id FROM prior)
     RETURNING simulation_id
 )
-UPDATE {ModelUsage._meta.db_table} SET tokens = tokens + %(tokens)s
+UPDATE {ModelUsage._meta.db_table} SET
+    tokens = tokens + %(tokens)s,
+    calls = calls + (SELECT CASE WHEN settled THEN 1 ELSE 0 END FROM prior)
 WHERE simulation_id = (SELECT simulation_id FROM done)
 """
 
@@ -166,6 +178,50 @@ def model_call_complete(
                 "tokens": prompt_tokens + completion_tokens,
             },
         )
+
+
+ABANDONED = "abandoned: its worker stopped before the call ended; not billed"
+
+
+def model_call_longest_seconds() -> float:
+    """The longest a call can be in flight with the current settings: every attempt it may
+    make (its retries, its re-asks and two steps down the response format) timing out,
+    after the longest backoff before each retry."""
+    attempts = settings.SMALLVILLE_LLM_MAX_RETRIES + settings.SMALLVILLE_LLM_MAX_REASKS + 3
+    backoff = settings.SMALLVILLE_LLM_BACKOFF_MAX * settings.SMALLVILLE_LLM_MAX_RETRIES
+    return float(settings.SMALLVILLE_LLM_TIMEOUT * attempts + backoff)
+
+
+# Settlement is one statement: finish the calls in flight for longer than a call can take
+# and take their count back from their simulations' usage (their tokens were never added).
+_SETTLE_SQL = f"""
+WITH abandoned AS (
+    UPDATE {ModelCall._meta.db_table} SET
+        error = %(error)s, finished_at = now(),
+        attempt_log = jsonb_build_array(jsonb_build_object('outcome', 'abandoned'))
+    WHERE finished_at IS NULL AND created_at < now() - %(older_than)s * interval '1 second'
+    RETURNING id, simulation_id
+), taken AS (
+    UPDATE {ModelUsage._meta.db_table} AS u SET calls = u.calls - a.n
+    FROM (
+        SELECT simulation_id, count(*) AS n FROM abandoned
+        WHERE simulation_id IS NOT NULL GROUP BY simulation_id
+    ) AS a
+    WHERE u.simulation_id = a.simulation_id
+)
+SELECT id FROM abandoned ORDER BY id
+"""
+
+
+def model_calls_settle_abandoned(*, older_than: float | None = None) -> list[int]:
+    """Finish the calls still in flight `older_than` seconds after their admission (default:
+    the longest a call can take): their process died before completing them. They are
+    marked `ABANDONED` and not billed (their count is taken back from the simulation's
+    usage). A call that does end after all is billed by its completion. Returns their ids."""
+    bound = model_call_longest_seconds() if older_than is None else older_than
+    with connection.cursor() as cursor:
+        cursor.execute(_SETTLE_SQL, {"error": ABANDONED, "older_than": bound})
+        return [row[0] for row in cursor.fetchall()]
 
 
 def _exhausted_reason(sim: Simulation, usage: ModelUsage) -> str:

@@ -22,6 +22,7 @@ from ..cognition import Cognition, StepContext, cognition_for
 from ..decisions import Staged, decisions_all_stored, decisions_store, decisions_stored
 from ..dispatch import AgentSteps, TickCommit, send
 from .commit import hand_on_lost_tick, one_shard, tick_commit
+from .failures import TRANSIENT
 
 log = logging.getLogger(__name__)
 
@@ -113,25 +114,38 @@ def _shard_step(
     todo = [name for name in names if name not in stored]
     if todo:
         context = _context_for(simulation, step)
-        cognition = cognition_for(simulation)
-        decisions: list[dict[str, object]] = []
-        made: list[EventDraft] = []
-        for name, drafts in _decide_all(cognition, context, todo):
-            if isinstance(drafts, BaseException):
-                simulation_fail(simulation=simulation, step=step, agent=name, error=drafts)
-                return
-            made += drafts
-            events = [{"kind": d.kind, "agent": d.agent, "payload": d.payload} for d in drafts]
-            decisions.append({"agent": name, "events": events})
-            stored[name] = events
+        kept = False
         try:
-            memories_embed(simulation=simulation, events=made)
-        except Exception as exc:  # the embedding server failed, or the budget is spent
-            simulation_fail(
-                simulation=simulation, step=step, agent="embedding its memories", error=exc
-            )
-            return
-        decisions_store(simulation_id=simulation.pk, step=step, decisions=decisions)
+            cognition = cognition_for(simulation)
+            decisions: list[dict[str, object]] = []
+            made: list[EventDraft] = []
+            for name, drafts in _decide_all(cognition, context, todo):
+                if isinstance(drafts, TRANSIENT):
+                    raise drafts  # the database or cache is away: the step is sent again
+                if isinstance(drafts, BaseException):
+                    simulation_fail(simulation=simulation, step=step, agent=name, error=drafts)
+                    return
+                made += drafts
+                events = [{"kind": d.kind, "agent": d.agent, "payload": d.payload} for d in drafts]
+                decisions.append({"agent": name, "events": events})
+                stored[name] = events
+            try:
+                memories_embed(simulation=simulation, events=made)
+            except TRANSIENT:
+                raise
+            except Exception as exc:  # the embedding server failed, or the budget is spent
+                simulation_fail(
+                    simulation=simulation, step=step, agent="embedding its memories", error=exc
+                )
+                return
+            decisions_store(simulation_id=simulation.pk, step=step, decisions=decisions)
+            kept = True
+        finally:
+            if not kept:
+                # Cognition may have changed the context's agents in memory for decisions
+                # that were not stored (the paper's sets an agent's summary when it makes
+                # one): another attempt in this process must read them afresh.
+                _context_cache.clear()
     if commit_inline:
         staged = Staged(seq=simulation.last_seq, events=[stored[name] for name in names])
         tick_commit(simulation_id=simulation.pk, step=step, staged=staged)

@@ -1,0 +1,173 @@
+"""What the chaos tests share: the simulation they disturb, the worker they kill, what an
+undisturbed twin must match, the ledger's books, and the recovery clock."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import Sum
+from django.utils import timezone
+
+from agents import engine
+from agents.services import simulation_create_from_base
+from llm.models import ModelCall, ModelUsage
+from llm.services import ABANDONED
+from memories.embeddings import EMBEDDING_TASK
+from tests.agents import workers
+from world.eventlog import simulation_snapshot
+from world.models import Event, Simulation, SimulationStatus
+
+from .model_server import ModelServer
+
+N3 = "base_the_ville_isabella_maria_klaus"
+START = datetime(2023, 2, 13, 7, 30, tzinfo=UTC)
+# The model port's bounds in the workers: a call is in flight 2 s at most (one attempt),
+# so the watchdog settles a call a killed worker left in flight 6 s after it began.
+MODEL_BOUNDS = {
+    "SMALLVILLE_LLM_TIMEOUT": "2",
+    "SMALLVILLE_LLM_MAX_RETRIES": "0",
+    "SMALLVILLE_LLM_MAX_REASKS": "0",
+}
+STEPS = 30  # each run: 5 sim minutes; the first step plans the residents' day
+# Measured recoveries, for the summary at the end of the run: (scenario, seconds).
+RECOVERIES: list[tuple[str, float]] = []
+
+
+def chaos_simulation(user: User, seed: int, **config: Any) -> Simulation:
+    """Three residents with the paper's cognition, from 07:30."""
+    return simulation_create_from_base(
+        owner=user, base=N3, seed=seed, start_time=START, config={"cognition": "paper", **config}
+    )
+
+
+def twin_of(simulation: Simulation) -> Simulation:
+    """A new simulation of the same base, seed, start and config."""
+    assert simulation.base is not None
+    return simulation_create_from_base(
+        owner=simulation.owner,
+        base=simulation.base,
+        seed=simulation.seed,
+        start_time=simulation.start_time,
+        sec_per_step=simulation.sec_per_step,
+        config=simulation.config,
+    )
+
+
+def worker_env(server: ModelServer, **extra: str) -> dict[str, str]:
+    """A worker on the test database and the model server, with the default recovery
+    settings (lease, stall, watchdog, visibility timeout), and cache keys of its own."""
+    return {
+        "DATABASE_URL": workers.test_database_url(),
+        **server.settings(),
+        **MODEL_BOUNDS,
+        "SMALLVILLE_CACHE_PREFIX": f"chaos-{uuid.uuid4().hex[:8]}",
+        **extra,
+    }
+
+
+def reload(simulation: Simulation) -> Simulation:
+    simulation.refresh_from_db()
+    return simulation
+
+
+def step_of(simulation: Simulation) -> int:
+    return reload(simulation).step
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = predicate()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def recovery(scenario: str, step_now: Callable[[], int], back_at: float) -> float:
+    """Seconds from the dependency's return (`back_at`, monotonic) until the simulation's
+    step next advances past where it stood then; recorded for the run's summary."""
+    stood = step_now()
+    wait_for(lambda: step_now() > stood, 90, f"{scenario}: the next step")
+    seconds = time.monotonic() - back_at
+    RECOVERIES.append((scenario, seconds))
+    return seconds
+
+
+@dataclass
+class Facts:
+    """What a run produced: its log (in seq order, without the creation event, whose
+    payload names the simulation) and every projection (agents, memories, plans...)."""
+
+    log: list[tuple[Any, ...]]
+    snapshot: dict[str, Any]
+
+
+def facts(simulation: Simulation) -> Facts:
+    log = list(
+        Event.objects.filter(simulation=simulation, seq__gt=1)
+        .order_by("seq")
+        .values_list("seq", "step", "sim_time", "kind", "agent", "payload")
+    )
+    return Facts(log=log, snapshot=simulation_snapshot(simulation=simulation))
+
+
+def calls_in_flight(simulation: Simulation, younger_than: float | None = None) -> list[int]:
+    """The simulation's calls in flight; with `younger_than`, only the chat calls admitted
+    less than that many seconds ago (the server answers embeddings at once)."""
+    calls = ModelCall.objects.filter(simulation=simulation, finished_at__isnull=True)
+    if younger_than is not None:
+        calls = calls.filter(
+            created_at__gt=timezone.now() - timedelta(seconds=younger_than)
+        ).exclude(task=EMBEDDING_TASK)
+    return list(calls.values_list("pk", flat=True))
+
+
+def ledger_books(simulation: Simulation) -> dict[str, Any]:
+    """The simulation's usage counters next to what its ledger rows add up to: the calls
+    that ended (billed) and those settled as abandoned (not billed); none in flight."""
+    calls = ModelCall.objects.filter(simulation=simulation)
+    billed = calls.filter(finished_at__isnull=False).exclude(error=ABANDONED)
+    tokens = billed.aggregate(p=Sum("prompt_tokens"), c=Sum("completion_tokens"))
+    usage = ModelUsage.objects.filter(simulation=simulation).first()
+    return {
+        "in_flight": calls.filter(finished_at__isnull=True).count(),
+        "usage": (usage.calls, usage.tokens) if usage else (0, 0),
+        "billed": (billed.count(), (tokens["p"] or 0) + (tokens["c"] or 0)),
+        "abandoned": calls.filter(error=ABANDONED).count(),
+    }
+
+
+def ledger_settled(simulation: Simulation, left: list[int], timeout: float = 30) -> None:
+    """Once no call is in flight (the watchdog settles what a crash left), the calls `left`
+    in flight by the crash are settled as abandoned and the usage counts exactly the calls
+    that ended: none twice, none that did not happen."""
+    books = wait_for(
+        lambda: (books := ledger_books(simulation))["in_flight"] == 0 and books,
+        timeout,
+        "the calls left in flight to be settled",
+    )
+    assert books["usage"] == books["billed"], books
+    abandoned = ModelCall.objects.filter(pk__in=left).exclude(error=ABANDONED)
+    assert not abandoned.exists(), list(abandoned.values("pk", "task", "error"))
+
+
+def finished(simulation: Simulation, timeout: float = 120) -> Simulation:
+    wait_for(lambda: reload(simulation).status != SimulationStatus.RUNNING, timeout, "the run")
+    return simulation
+
+
+def ends_as_its_twin(simulation: Simulation, left: list[int]) -> None:
+    """The run reaches its target; its ledger is settled (`left`: the calls the fault left
+    in flight); its log and projections are those of a twin run undisturbed, inline."""
+    assert finished(simulation).status == SimulationStatus.IDLE, simulation.status_reason
+    assert simulation.step == STEPS
+    ledger_settled(simulation, left)
+    twin = engine.simulation_run_inline(simulation=twin_of(simulation), steps=STEPS)
+    assert facts(simulation) == facts(twin)

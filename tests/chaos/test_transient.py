@@ -1,0 +1,47 @@
+"""A step whose attempt fails on a transient error (the database away) is retried by the
+same worker process and decides exactly what an undisturbed run decides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import OperationalError
+
+from agents import engine
+from agents.dispatch import RecordingBroker, broker_used
+from agents.engine.inline import InlineBroker
+from llm.port import llm_run
+from world.models import SimulationStatus
+
+from .harness import chaos_simulation, facts, twin_of
+from .model_server import ModelServer
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_step_retried_after_a_transient_error_decides_as_the_first_try_would(
+    user: User, server: ModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    simulation = chaos_simulation(user, seed=31)
+    failed: list[str] = []
+
+    def once(**kwargs: Any) -> Any:
+        if kwargs["task"].name == "hourly_schedule" and not failed:
+            failed.append(kwargs["agent"].name)  # its summary and day plan are made
+            raise OperationalError("server closed the connection unexpectedly")
+        return llm_run(**kwargs)
+
+    monkeypatch.setattr("agents.cognition.paper.llm_run", once)
+    with broker_used(RecordingBroker()):
+        engine.simulation_run(simulation=simulation, steps=3)
+        with pytest.raises(OperationalError):
+            engine.tick_start(simulation_id=simulation.pk, step=0)
+    simulation.refresh_from_db()
+    assert simulation.status == SimulationStatus.RUNNING, simulation.status_reason
+    inline = InlineBroker()
+    with broker_used(inline):
+        engine.tick_start(simulation_id=simulation.pk, step=0)
+        inline.drain()
+    twin = engine.simulation_run_inline(simulation=twin_of(simulation), steps=3)
+    assert facts(simulation) == facts(twin)

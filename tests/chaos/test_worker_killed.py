@@ -1,0 +1,158 @@
+"""kill -9 of a worker inside a unit of work: agent steps, a reflection job, a commit. A new
+worker with the default recovery settings resumes the run within 30 s, and the run ends
+with its undisturbed twin's log, agents and memories; the ledger bills each call once."""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+import pytest
+from django.contrib.auth.models import User
+
+from agents import engine
+from agents.models import Decision
+from agents.reflection.models import JobStatus, ReflectionJob
+from tests.agents import workers
+from world.models import Simulation
+
+from .harness import (
+    STEPS,
+    calls_in_flight,
+    chaos_simulation,
+    ends_as_its_twin,
+    recovery,
+    step_of,
+    wait_for,
+    worker_env,
+)
+from .model_server import ModelServer
+from .processes import PrivateRedis, broker_worker
+
+
+@pytest.mark.chaos
+@pytest.mark.django_db(transaction=True)
+def test_worker_killed_during_agent_steps(
+    user: User, server: ModelServer, redis: PrivateRedis
+) -> None:
+    """One agent per agent-step task, and the first morning's plans take the model a while:
+    the worker dies once one agent's decision is stored and another's call is in flight."""
+    simulation = chaos_simulation(user, seed=21)
+    server.slow(0.3)
+    with broker_worker(redis, worker_env(server, SMALLVILLE_SHARD_SIZE="1")) as worker:
+        worker.run_start(simulation, STEPS)
+
+        def partly_decided() -> bool:
+            decided = Decision.objects.filter(simulation=simulation, step=step_of(simulation))
+            return 0 < decided.count() < 3 and bool(calls_in_flight(simulation, 0.15))
+
+        wait_for(partly_decided, 60, "a step partly decided with a model call in flight")
+        worker.kill()
+        left = calls_in_flight(simulation)
+        assert left
+        progress = engine.simulation_progress(simulation=simulation)  # what a user sees
+        assert progress.status == "running", progress
+        assert progress.waiting_for.startswith(f"deciding step {progress.step + 1}: "), progress
+        server.slow(0)
+        worker.start()
+        seconds = recovery(
+            "worker killed during agent steps", lambda: step_of(simulation), time.monotonic()
+        )
+        ends_as_its_twin(simulation, left)
+    assert seconds < 30
+
+
+@pytest.mark.chaos
+@pytest.mark.django_db(transaction=True)
+def test_worker_killed_during_a_reflection_job(
+    user: User, server: ModelServer, redis: PrivateRedis
+) -> None:
+    """Every resident reflects on its first observation; the model takes its time with
+    reflections. The worker dies while a job runs, a reflection call in flight."""
+    simulation = chaos_simulation(user, seed=22, reflection_threshold=4)
+    server.slow(0, reflection_questions=1.0, reflection_insights=1.0)
+    with broker_worker(redis, worker_env(server), concurrency=2) as worker:
+        worker.run_start(simulation, STEPS)
+
+        def reflecting() -> bool:
+            jobs = ReflectionJob.objects.filter(simulation=simulation, status=JobStatus.RUNNING)
+            return jobs.exists() and bool(calls_in_flight(simulation, 0.5))
+
+        wait_for(reflecting, 60, "a reflection job running, a call in flight")
+        worker.kill()
+        left = calls_in_flight(simulation)
+        assert left
+        progress = engine.simulation_progress(simulation=simulation)
+        assert progress.status == "running", progress
+        assert "waits for reflections" in progress.waiting_for, progress
+        server.slow(0)
+        worker.start()
+        seconds = recovery(
+            "worker killed during a reflection job", lambda: step_of(simulation), time.monotonic()
+        )
+        ends_as_its_twin(simulation, left)
+    jobs = ReflectionJob.objects.filter(simulation=simulation)
+    assert jobs and all(job.status == JobStatus.DONE for job in jobs)
+    assert max(job.attempts for job in jobs) == 2  # the killed attempt, then the one after
+    assert seconds < 30
+
+
+@pytest.mark.chaos
+@pytest.mark.django_db(transaction=True)
+def test_worker_killed_during_a_commit(
+    user: User, server: ModelServer, redis: PrivateRedis
+) -> None:
+    """The commit of a step is one transaction; the test holds a lock on the step's staged
+    decisions (as a slow transaction elsewhere might), so the commit waits at its last
+    write, the step's events appended and projected. The worker dies there: Postgres rolls
+    the commit back, and a new worker commits the step again."""
+    simulation = chaos_simulation(user, seed=23)
+    url = workers.test_database_url()
+    with (
+        broker_worker(redis, worker_env(server, SMALLVILLE_SHARD_SIZE="1")) as worker,
+        psycopg.connect(url, autocommit=True) as watch,
+        psycopg.connect(url) as locker,
+    ):
+        worker.run_start(simulation, STEPS)
+        wait_for(lambda: step_of(simulation) >= 3, 60, "a few steps")
+        commit = wait_for(lambda: _commit_blocked(simulation, locker, watch), 60, "a commit")
+        pid, wrote = commit
+        assert wrote, "the commit had written nothing yet"
+        stood = step_of(simulation)
+        worker.kill()
+        locker.rollback()  # the killed worker's transaction goes on, finds its client gone
+        gone = "SELECT count(*) FROM pg_stat_activity WHERE pid = %s"
+        wait_for(lambda: watch.execute(gone, [pid]).fetchone() == (0,), 30, "its rollback")
+        assert step_of(simulation) == stood  # nothing of the commit was kept
+        worker.start()
+        seconds = recovery(
+            "worker killed during a commit", lambda: step_of(simulation), time.monotonic()
+        )
+        ends_as_its_twin(simulation, [])
+    assert seconds < 30
+
+
+def _commit_blocked(
+    simulation: Simulation, locker: psycopg.Connection, watch: psycopg.Connection
+) -> tuple[int, bool] | None:
+    """Lock the decisions staged for the step in flight and wait briefly for its commit to
+    block on them: (the commit's backend pid, whether it has written) or None (no decision
+    staged, or the commit came and went; the locks are released)."""
+    rows = locker.execute(
+        "SELECT id FROM agents_decision WHERE simulation_id = %s FOR UPDATE SKIP LOCKED",
+        [simulation.pk],
+    ).fetchall()
+    if rows:
+        blocked = (
+            "SELECT pid, backend_xid IS NOT NULL, query FROM pg_stat_activity"
+            " WHERE %s = ANY(pg_blocking_pids(pid))"
+        )
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            found = watch.execute(blocked, [locker.info.backend_pid]).fetchone()
+            if found:
+                assert found[2].startswith("DELETE"), found[2]  # the commit's last write
+                return found[0], found[1]
+            time.sleep(0.05)
+    locker.rollback()
+    return None
