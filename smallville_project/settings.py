@@ -127,6 +127,11 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": os.environ.get("SMALLVILLE_CACHE_URL", "redis://127.0.0.1:6379/1"),
         "KEY_PREFIX": os.environ.get("SMALLVILLE_CACHE_PREFIX", "smallville"),
+        # A hung Redis fails a lease, throttle or watchdog read in seconds, never blocks it.
+        "OPTIONS": {
+            "socket_timeout": float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5")),
+            "socket_connect_timeout": float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5")),
+        },
     }
 }
 

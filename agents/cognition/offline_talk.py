@@ -31,7 +31,7 @@ def react(inputs: Inputs, rng: random.Random) -> str:
     knows = any(other in line and "does not know" not in line for line in context)
     # Having caught up already today, they mostly just nod: free to talk to someone else.
     talked = any(other in line and "had a conversation" in line for line in context)
-    chance = 0.1 if talked else 0.35 if knows else 0.05
+    chance = 0.1 if talked else 0.5 if knows else 0.05
     return "talk" if rng.random() < chance else "continue"
 
 
