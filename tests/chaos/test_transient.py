@@ -32,7 +32,7 @@ def test_a_step_retried_after_a_transient_error_decides_as_the_first_try_would(
             raise OperationalError("server closed the connection unexpectedly")
         return llm_run(**kwargs)
 
-    monkeypatch.setattr("agents.cognition.paper.llm_run", once)
+    monkeypatch.setattr("agents.cognition.planning.llm_run", once)  # asks for the schedule
     with broker_used(RecordingBroker()):
         engine.simulation_run(simulation=simulation, steps=3)
         with pytest.raises(OperationalError):
