@@ -31,6 +31,7 @@ def relationship_with(mind: Mind, agent: Agent, other: Agent) -> str:
         f"{agent.name}'s relationship with {other.name}",
         f"{other.name} is {other.action or 'idle'}",
         k=4,
+        skip=("plan",),  # the items of its own day say nothing of how they stand
     )
     return llm_run(
         task=RELATIONSHIP,

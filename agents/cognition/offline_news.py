@@ -220,10 +220,12 @@ def intention(inputs: Inputs) -> Happening | None:
 def relationship(inputs: Inputs) -> str:
     """How `agent_name` stands with `other_name`, from what it retrieved about the other."""
     name, other = str(inputs["agent_name"]), str(inputs["other_name"])
-    known = [s for s in lines_of(inputs["statements"]) if other in s]
+    mentions = [re.sub(r"^\d+\.\s*", "", s) for s in lines_of(inputs["statements"]) if other in s]
+    # What one has seen the other doing says little of how they stand: the rest first.
+    known = sorted(mentions, key=lambda s: s.startswith(f"{other} is "))
     if not known:
         return f"{name} does not know {other} well yet."
-    first = re.sub(r"^\d+\.\s*", "", known[0]).rstrip(".")
+    first = known[0].rstrip(".")
     return f"{name} knows {other}: {first}."
 
 

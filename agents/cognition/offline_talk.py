@@ -30,8 +30,12 @@ def react(inputs: Inputs, rng: random.Random) -> str:
     other, context = str(inputs["observed_name"]), lines_of(inputs["context"])
     knows = any(other in line and "does not know" not in line for line in context)
     # Having caught up already today, they mostly just nod: free to talk to someone else.
-    talked = any(other in line and "had a conversation" in line for line in context)
+    me = str(inputs.get("agent_name", ""))
+    pair = rf"({re.escape(me)} and {re.escape(other)}|{re.escape(other)} and {re.escape(me)})"
+    talked = any(re.search(rf"{pair} had a conversation", line) for line in context)
     chance = 0.1 if talked else 0.5 if knows else 0.05
+    if knows and not talked and any("invite" in line.lower() for line in context):
+        chance = 0.9  # an invitation to give: it goes up to the person
     return "talk" if rng.random() < chance else "continue"
 
 
@@ -210,6 +214,7 @@ def _news(memories: list[str], speaker: str, listener: str, heard: str) -> str:
         and len(m) <= 300
         and not _seen_doing(m)
         and not m.startswith(listener)  # its own doings are no news to the listener
+        and " plans to be " not in m  # an item of a plan is no news either
     ]
     worth.sort(key=lambda m: (_rating(m) < NEWSWORTHY, listener.split()[0] in m))  # stable
     for memory in worth:

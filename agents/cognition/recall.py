@@ -15,10 +15,13 @@ from .prompts import IMPORTANCE_MANY
 from .selectors import memory_descriptions_get, memory_important_list
 
 
-def retrieve(mind: Mind, agent: Agent, query: str, k: int = 5) -> list[str]:
+def retrieve(
+    mind: Mind, agent: Agent, query: str, k: int = 5, skip: tuple[str, ...] = ()
+) -> list[str]:
     """The descriptions of `agent`'s `k` memories most relevant to `query` now (the paper's
-    recency, importance and relevance); each is touched (its recency renewed)."""
-    exclude = ["observation"] if "no_observation_retrieval" in mind.ablations else []
+    recency, importance and relevance), leaving out the kinds in `skip`; each is touched
+    (its recency renewed)."""
+    exclude = [*skip, *(["observation"] if "no_observation_retrieval" in mind.ablations else [])]
     scored = memories_retrieve(
         agent_id=agent.pk,
         query_embedding=embed_query(text=query, simulation=mind.simulation),
@@ -33,11 +36,13 @@ def retrieve(mind: Mind, agent: Agent, query: str, k: int = 5) -> list[str]:
     return [descriptions[s.memory_id] for s in scored]
 
 
-def statements(mind: Mind, agent: Agent, *queries: str, k: int = 5) -> list[str]:
+def statements(
+    mind: Mind, agent: Agent, *queries: str, k: int = 5, skip: tuple[str, ...] = ()
+) -> list[str]:
     """What the queries retrieve, each statement once, in the order found."""
     seen: list[str] = []
     for query in queries:
-        for description in retrieve(mind, agent, query, k):
+        for description in retrieve(mind, agent, query, k, skip):
             if description not in seen:
                 seen.append(description)
     return seen
