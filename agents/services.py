@@ -10,6 +10,7 @@ from django.db import transaction
 
 from agents.events import agent_created
 from llm.importance import importance_rate
+from llm.services import model_quota_check
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
 from world.clock import sim_time_check
@@ -38,6 +39,7 @@ def simulation_create_from_base(
     SimulationRefused for a start time the clock cannot run from."""
     loaded = base_load(base)
     config = config_normalise(config)
+    model_quota_check(owner_id=owner.pk)  # seeding calls the model: refuse before anything
     start_time = start_time or loaded.start_time
     sec_per_step = sec_per_step or loaded.sec_per_step
     sim_time_check(start=start_time, sec_per_step=sec_per_step)

@@ -27,7 +27,7 @@ from agents.bases import UnknownBase
 from agents.config import ConfigInvalid
 from agents.controls import ControlConflict, ControlRefused
 from agents.engine import RunConflict, RunRefused
-from llm.errors import BudgetExhausted, ModelCallFailed, ModelOutputInvalid
+from llm.errors import BudgetExhausted, ModelCallFailed, ModelOutputInvalid, QuotaExceeded
 from memories.embeddings import EmbeddingError
 from memories.selectors import RetrievalConfigError
 from world.clock import SimTimeOutOfReach
@@ -214,6 +214,8 @@ def api_error(
             return exceptions.ValidationError({"config": [message]})
         case BudgetExhausted():  # model calls, or a billed embedding server's queries
             return BudgetSpent(message)
+        case QuotaExceeded():  # the user's model calls of the day
+            return exceptions.Throttled(wait=exc.retry_after, detail=message)
         case EmbeddingError():
             return EmbeddingUnavailable(message)
         case ModelOutputInvalid():  # e.g. an answer longer than its field allows

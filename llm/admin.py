@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from .models import ModelCall, ModelUsage
+from .models import ModelCall, ModelQuota, ModelUsage
 
 
 class HasErrorFilter(admin.SimpleListFilter):
@@ -116,3 +116,13 @@ class ModelCallAdmin(ReadOnlyAdmin):
 class ModelUsageAdmin(ReadOnlyAdmin):
     list_display = ["simulation", "calls", "tokens"]
     readonly_fields = ["simulation", "calls", "tokens"]
+
+
+@admin.register(ModelQuota)
+class ModelQuotaAdmin(_ModelAdmin):
+    """Per-user limits of model calls a day; staff set them (SMALLVILLE_USER_DAILY_CALLS
+    applies to users without one)."""
+
+    list_display = ["user", "calls_per_day"]
+    search_fields = ["user__username"]
+    autocomplete_fields = ["user"]

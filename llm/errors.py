@@ -32,6 +32,15 @@ class BudgetExhausted(LLMError):
         self.simulation_id = simulation_id
 
 
+class QuotaExceeded(LLMError):
+    """The simulation's owner has made its model calls of the last day (a per-user quota,
+    SMALLVILLE_USER_DAILY_CALLS or the user's own in the admin)."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after  # seconds until a call of the window ages out
+
+
 class ModelCallFailed(LLMError):
     """A call ended without a valid output; its ledger row says why, attempt by attempt."""
 

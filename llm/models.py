@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -82,3 +83,18 @@ class ModelUsage(models.Model):
 
     def __str__(self) -> str:
         return f"simulation {self.simulation_id}: {self.calls} calls, {self.tokens} tokens"
+
+
+class ModelQuota(models.Model):
+    """A user's own limit of model calls per rolling day, over all its simulations; without
+    one, SMALLVILLE_USER_DAILY_CALLS applies (no limit when that is unset)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="model_quota"
+    )
+    calls_per_day = models.PositiveIntegerField(
+        null=True, blank=True, help_text="empty: no limit for this user"
+    )
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.calls_per_day or 'no limit'} calls a day"

@@ -14,6 +14,7 @@ take, and takes its count back, so the ledger bills only calls that ended.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -23,10 +24,31 @@ from django.utils import timezone
 from world.models import Agent, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
-from .errors import BudgetExhausted
-from .models import ModelCall, ModelUsage
+from .errors import BudgetExhausted, QuotaExceeded
+from .models import ModelCall, ModelQuota, ModelUsage
 
 _STOPPABLE = (SimulationStatus.IDLE, SimulationStatus.RUNNING, SimulationStatus.PAUSED)
+
+
+QUOTA_WINDOW = timedelta(days=1)
+
+
+def model_quota_check(*, owner_id: int) -> None:
+    """QuotaExceeded when the owner made its quota of calls in the last day."""
+    own = ModelQuota.objects.filter(user_id=owner_id).values_list("calls_per_day", flat=True)
+    rows = list(own)
+    limit = rows[0] if rows else settings.SMALLVILLE_USER_DAILY_CALLS
+    if limit is None:
+        return
+    since = timezone.now() - QUOTA_WINDOW
+    window = ModelCall.objects.filter(simulation__owner_id=owner_id, created_at__gte=since)
+    if window.count() < limit:
+        return
+    oldest = window.order_by("created_at").values_list("created_at", flat=True).first()
+    wait = (oldest + QUOTA_WINDOW - timezone.now()).total_seconds() if oldest else 60
+    raise QuotaExceeded(
+        f"the model-call quota of {limit} calls a day is used up", retry_after=max(1, int(wait))
+    )
 
 
 def model_call_admit(
@@ -46,6 +68,8 @@ def model_call_admit(
     concurrent workers serialise on that row for one statement, and exactly
     `budget_calls` calls get through.
     """
+    if simulation is not None:
+        model_quota_check(owner_id=simulation.owner_id)
     call = ModelCall(
         simulation=simulation,
         agent=agent,

@@ -235,6 +235,9 @@ SMALLVILLE_AGENT_THREADS = int(os.environ.get("SMALLVILLE_AGENT_THREADS", "25"))
 
 # Language models (docs/language-models.md).
 SMALLVILLE_LLM_BACKEND = os.environ.get("SMALLVILLE_LLM_BACKEND", "offline")
+# Model calls a user's simulations may make per rolling day (a user's own in the admin wins).
+_DAILY = os.environ.get("SMALLVILLE_USER_DAILY_CALLS", "").strip()
+SMALLVILLE_USER_DAILY_CALLS: int | None = int(_DAILY) if _DAILY else None
 SMALLVILLE_LLM_BASE_URL = os.environ.get("SMALLVILLE_LLM_BASE_URL", "")
 SMALLVILLE_LLM_API_KEY = os.environ.get("SMALLVILLE_LLM_API_KEY", "")
 SMALLVILLE_LLM_MODEL = os.environ.get("SMALLVILLE_LLM_MODEL", "gpt-4o-mini")
