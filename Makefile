@@ -37,7 +37,7 @@ pytest: install
 
 test: lint schema pytest
 
-BENCHES := pathfinding embeddings retrieval reflection engine cognition
+BENCHES := pathfinding embeddings retrieval reflection engine cognition emergence
 
 # Each benchmark prints one JSON object; results land in bench/results/<name>.json.
 # The full set takes about 20 minutes on a 2-core machine (loading the 1M memories for

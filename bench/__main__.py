@@ -16,7 +16,15 @@ from pathlib import Path
 import django
 
 # In the order `make bench` runs them.
-BENCHES = ("pathfinding", "embeddings", "retrieval", "reflection", "engine", "cognition")
+BENCHES = (
+    "pathfinding",
+    "embeddings",
+    "retrieval",
+    "reflection",
+    "engine",
+    "cognition",
+    "emergence",
+)
 
 
 def _summary(name: str) -> str:
