@@ -1,22 +1,27 @@
 """The paper's emergent social behaviour, measured: `python -m bench emergence [--hours H]`.
 
 Runs base_the_ville_n25 with the paper's cognition and the offline backend from
-2023-02-13 00:00 for `--hours` sim hours (48: the paper's two days, 17,280 steps) through
-a real Celery worker (`--simulation ID` measures an existing simulation instead), and
-reports what the paper reports (Park et al. 2023, section 7):
+2023-02-13 00:00 for `--hours` sim hours (48: the paper's two days, 17,280 steps)
+through a real Celery worker (`--simulation ID` measures an existing simulation instead;
+`--ablations no_reflection,...` runs one of the paper's ablations), and reports what the
+paper reports (Park et al. 2023, section 7):
 
 Information diffusion. A resident holds a piece of news when one of its memories (any
 kind: a memo, a conversation, a reflection...) states the key facts in one sentence: the
 party is "party" with "Hobbs Cafe" or "Valentine"; the candidacy is "Sam Moore" with
-"mayor" or "election". One sentence, not the whole description: a conversation's memory
-quotes several lines, and "Sam Moore and John Lin had a conversation. John Lin said: 'I
-wonder who will run for mayor'" is not news of Sam's candidacy. Holders are counted among
-the other 24 residents (the source excluded) and, as the paper's percentages are (its
-start is "one agent (4%)"), among all 25. Hops follow the memos' `source.from` back to the
-source: a memo heard from the source is hop 1, one heard from a hop-1 holder (who held it
-when it was told) hop 2, and so on; the shortest chain counts. A holder with no such
-chain (it knew from its seed memories, or only a conversation memory says it) is "hop
-unknown". "First heard" is the sim time of its first memory that holds the news.
+"mayor" or "election" and a word of running ("run", "running", "candidate", "campaign").
+One sentence, not the whole description: a conversation's memory quotes several lines,
+and "Sam Moore and John Lin had a conversation. John Lin said: 'I wonder who will run
+for mayor'" is not news of Sam's candidacy. The word of running keeps out the offline
+reflections passed on as news ("For Sam Moore, local and mayor often go together"): in
+the first two-day run they made 10 of 18 "holders" of the candidacy without it. Holders
+are counted among the other 24 residents (the source excluded) and, as the paper's
+percentages are (its start is "one agent (4%)"), among all 25. Hops follow the memos'
+`source.from` back to the source: a memo heard from the source is hop 1, one heard from
+a hop-1 holder (who held it when it was told) hop 2, and so on; the shortest chain
+counts. A holder with no such chain (it knew from its seed memories, or only a
+conversation memory says it) is "hop unknown". "First heard" is the sim time of its
+first memory that holds the news.
 
 The party. Who is at Hobbs Cafe on Feb 14 between 17:00 and 19:00, from the log: a
 resident's tile is the `tile` of its `agent.created` event until its first `agent.moved`
@@ -24,10 +29,11 @@ event, and the `tile` of its latest `agent.moved` event after that (every tile c
 an `agent.moved` event: one tile per step, `agent.acting` only sets the path still to
 walk). The tiles it stands on in the window are the one it holds when the window opens
 plus those of its moves in it; it is at the party when one of them is in the Hobbs Cafe
-sector of the town's sector layer. Of those, who has a plan row (live or superseded) citing
-a party commitment's memory (`PlanItem.source_memory`), and who committed to the party
-(a `Commitment` whose `what`, or the memory it came from, mentions the party). The paper:
-12 invited, 5 came.
+sector of the town's sector layer. Of those, who has a plan row (live or superseded)
+citing a party commitment's memory (`PlanItem.source_memory`), and who committed to the
+party (a `Commitment` whose `what`, or the memory it came from, mentions the party). For
+scale, who was there in the same hours the day before, with no party. The paper: 12
+invited, 5 came.
 
 Network density. A pair of residents is connected when either has a memory that names
 the other's full name; density is the connected pairs over 25*24/2. At the start: the
@@ -50,7 +56,7 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
@@ -85,9 +91,18 @@ def about_party(sentence: str) -> bool:
     return "party" in lowered and ("hobbs cafe" in lowered or "valentine" in lowered)
 
 
+_RUNNING = re.compile(r"\brun(?:s|ning)?\b|candida\w*|campaign\w*")
+
+
 def about_candidacy(sentence: str) -> bool:
+    """Sam runs for mayor: not every sentence naming him with "election" says so (the
+    offline reflections' "For Sam Moore, said and election often go together")."""
     lowered = sentence.lower()
-    return "sam moore" in lowered and ("mayor" in lowered or "election" in lowered)
+    return (
+        "sam moore" in lowered
+        and ("mayor" in lowered or "election" in lowered)
+        and _RUNNING.search(lowered) is not None
+    )
 
 
 def holds(description: str, about: Callable[[str], bool]) -> bool:
@@ -95,13 +110,13 @@ def holds(description: str, about: Callable[[str], bool]) -> bool:
     return any(about(sentence) for sentence in _SENTENCE.split(description))
 
 
-def run(owner: User, hours: float) -> tuple[Simulation, float]:
+def run(owner: User, hours: float, ablations: list[str]) -> tuple[Simulation, float]:
     simulation = simulation_create_from_base(
         owner=owner,
         base=N25,
         seed=3,
-        name=f"bench emergence {hours:g}h",
-        config={"cognition": "paper"},
+        name=f"bench emergence {hours:g}h {' '.join(ablations)}".strip(),
+        config={"cognition": "paper", "ablations": ablations},
         start_time=START,
     )
     steps = int(hours * 3600 / simulation.sec_per_step)
@@ -225,7 +240,13 @@ def party(simulation: Simulation, memories: list[Remembered]) -> dict[str, Any]:
         cited = described.get((agent, number or 0), "")
         if number in committed.get(agent, ()) or holds(cited, about_party):
             planned.add(agent)
-    came = present(simulation, sector_tiles(simulation.town, PARTY_SECTOR), PARTY_START, PARTY_END)
+    cafe = sector_tiles(simulation.town, PARTY_SECTOR)
+    came = present(simulation, cafe, PARTY_START, PARTY_END)
+    # Who is there at that hour anyway (the offline routine: dinner at the cafe, Isabella
+    # works there): the same window the day before, when there is no party.
+    usual = present(
+        simulation, cafe, PARTY_START - timedelta(days=1), PARTY_END - timedelta(days=1)
+    )
     return {
         "window": f"{PARTY_START:%Y-%m-%d %H:%M}-{PARTY_END:%H:%M} at {PARTY_SECTOR}",
         "window_reached": simulation.sim_time >= PARTY_END,
@@ -235,6 +256,7 @@ def party(simulation: Simulation, memories: list[Remembered]) -> dict[str, Any]:
         "at_hobbs_cafe": len(came),
         "at_hobbs_cafe_residents": came,
         "at_hobbs_cafe_with_a_plan_row_for_it": len(set(came) & planned),
+        "at_hobbs_cafe_the_day_before_same_hours": len(usual),
         "committed_and_came": sorted(set(came) & set(committed)),
     }
 
@@ -285,18 +307,23 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench emergence", description=__doc__)
     parser.add_argument("--hours", type=float, default=48.0)
     parser.add_argument("--simulation", type=int, default=None, help="measure, do not run")
+    parser.add_argument(
+        "--ablations", default="", help="comma-separated, e.g. no_reflection (none by default)"
+    )
     args = parser.parse_args(argv)
     report: dict[str, Any] = {**stamp(), "backend": "offline", "cognition": "paper"}
     wall: float | None = None
     if args.simulation is None:
         owner, _ = User.objects.get_or_create(username="bench")
-        simulation, wall = run(owner, args.hours)
+        ablations = [a.strip() for a in args.ablations.split(",") if a.strip()]
+        simulation, wall = run(owner, args.hours, ablations)
     else:
         simulation = Simulation.objects.get(pk=args.simulation)
     agents = simulation.agents.count()
     hours = simulation.step * simulation.sec_per_step / 3600
     report["run"] = {
         "simulation": simulation.pk,
+        "config": simulation.config,
         "status": simulation.status,
         "reason": simulation.status_reason,
         "start": simulation.start_time.strftime("%Y-%m-%d %H:%M"),
