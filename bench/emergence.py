@@ -27,13 +27,13 @@ The party. Who is at Hobbs Cafe on Feb 14 between 17:00 and 19:00, from the log:
 resident's tile is the `tile` of its `agent.created` event until its first `agent.moved`
 event, and the `tile` of its latest `agent.moved` event after that (every tile change is
 an `agent.moved` event: one tile per step, `agent.acting` only sets the path still to
-walk). The tiles it stands on in the window are the one it holds when the window opens
-plus those of its moves in it; it is at the party when one of them is in the Hobbs Cafe
-sector of the town's sector layer. Of those, who has a plan row (live or superseded)
-citing a party commitment's memory (`PlanItem.source_memory`), and who committed to the
-party (a `Commitment` whose `what`, or the memory it came from, mentions the party). For
-scale, who was there in the same hours the day before, with no party. The paper: 12
-invited, 5 came.
+walk). The tiles it stands on in the window are its tile at the window's first step
+(after that step's move, if any) and those of its moves after it; it is at the party
+when one of them is in the Hobbs Cafe sector of the town's sector layer. Of those, who
+has a plan row (live or superseded) citing a party commitment's memory
+(`PlanItem.source_memory`), and who committed to the party (a `Commitment` whose `what`,
+or the memory it came from, mentions the party). For scale, who was there in the same
+hours the day before, with no party. The paper: 12 invited, 5 came.
 
 Network density. A pair of residents is connected when either has a memory that names
 the other's full name; density is the connected pairs over 25*24/2. At the start: the
@@ -213,8 +213,9 @@ def present(simulation: Simulation, tiles: set[int], start: datetime, end: datet
     for agent, step, payload in events.values_list("agent", "step", "payload").iterator(
         chunk_size=5000
     ):
-        if step >= first and agent in where and agent not in seen:
-            seen[agent].add(town.tile_index(*where[agent]))  # its tile when the window opens
+        if step > first and agent in where and agent not in seen:
+            # It held its tile at the window's first step (a move at that step replaces it).
+            seen[agent].add(town.tile_index(*where[agent]))
         x, y = payload["tile"]
         where[agent] = (x, y)
         if step >= first:
