@@ -16,7 +16,16 @@ from pathlib import Path
 import django
 
 # In the order `make bench` runs them.
-BENCHES = ("pathfinding", "embeddings", "retrieval", "reflection", "engine", "cognition", "load")
+BENCHES = (
+    "pathfinding",
+    "embeddings",
+    "retrieval",
+    "reflection",
+    "engine",
+    "cognition",
+    "load",
+    "emergence",
+)
 
 
 def _summary(name: str) -> str:
