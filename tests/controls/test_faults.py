@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test import Client
+from kombu import pools as kombu_pools
 from rest_framework.test import APIClient
 
 from agents.models import Interview
@@ -132,6 +133,9 @@ def broker_at(settings: Any) -> Iterator[Any]:
         celery_app.pool.force_close_all()
         celery_app._pool = None
         celery_app.amqp._producer_pool = None
+        # kombu keeps one pool per broker URL for the process: without this, the URL put
+        # back gets the pool closed above, and a later test's publish or ping fails.
+        kombu_pools.reset()
 
     def point(url: str, timeout: float = 5.0) -> None:
         reset()
