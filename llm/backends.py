@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -39,6 +38,8 @@ from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from .errors import ModelCallFailed, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
+from .replies import OutputInvalid as OutputInvalid
+from .replies import parse_reply as parse_reply
 from .tasks import Inputs, PromptTask
 from .tokens import count_message_tokens, count_tokens
 
@@ -174,32 +175,6 @@ class OfflineBackend:
             reply=raw,
         )
         return BackendResult(output=output, raw_reply=raw, attempts=[attempt])
-
-
-class OutputInvalid(ValueError):
-    pass
-
-
-def parse_reply(raw: str, schema: type[BaseModel]) -> BaseModel:
-    """The reply as `schema`: the JSON object in it, fenced or surrounded by prose or not."""
-    text = raw.strip()
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
-    if fenced:
-        text = fenced.group(1).strip()
-    if not text.startswith("{") and "{" in text:
-        text = text[text.index("{") : text.rindex("}") + 1]
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise OutputInvalid(f"not valid JSON: {exc}") from None
-    try:
-        return schema.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'reply'}: {err['msg']}"
-            for err in exc.errors()
-        )
-        raise OutputInvalid(f"does not match the schema: {problems}") from None
 
 
 def backoff_delay(
