@@ -114,7 +114,7 @@ def third_person(text: str, speaker: str) -> str:
         (r"\bI\b", speaker),
         (r"\bme\b", speaker),
     ]
-    text = _I_VERB.sub(lambda m: f"{speaker} {m['adverb'] or ''}{_third(m['verb'])}", text)
+    text = _I_VERB.sub(lambda m: f"{speaker} {m['adverb'] or ''}{verb_after_name(m['verb'])}", text)
     for pattern, replacement in replacements:
         text = re.sub(pattern, replacement, text)
     return text
@@ -122,15 +122,26 @@ def third_person(text: str, speaker: str) -> str:
 
 _ADVERBS = "sometimes|often|always|usually|never|also|really|just|still|rarely"
 _I_VERB = re.compile(rf"\bI (?P<adverb>(?:{_ADVERBS}) )?(?P<verb>[a-z]+)\b")
-_NOT_VERBS = {"am", "was", "will", "would", "can", "could", "should", "might", "must", "had"}
-_NOT_VERBS |= {"did", "have", "a", "the", "to", "and", "in", "at", "on"}
+_NOT_VERBS = {"am", "was", "were", "will", "would", "can", "could", "should", "might", "must"}
+_NOT_VERBS |= {"may", "had", "did", "a", "the", "to", "and", "in", "at", "on", "also", "often"}
+_NOT_VERBS |= {"really", "always", "never", "just"}
+# Irregular past tenses stay as they are after a name ("I told" -> "Maria told").
+_IRREGULAR_PAST = {"told", "said", "met", "went", "saw", "heard", "made", "thought", "knew"}
+_IRREGULAR_PAST |= {"got", "took", "came", "found", "gave", "left", "felt", "kept", "bought"}
+_IRREGULAR_PAST |= {"brought", "began", "ran", "wrote", "spoke", "sent", "spent", "taught"}
+_IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "be": "is"}
 
 
-def _third(verb: str) -> str:
-    """The third-person form of a verb after a name: "talk" -> "talks", "go" -> "goes"."""
-    if verb in _NOT_VERBS or verb.endswith("ed") or verb.endswith("ing"):
-        return {"have": "has", "am": "is"}.get(verb, verb)
-    if verb.endswith(("s", "sh", "ch", "x", "o")):
+def verb_after_name(verb: str) -> str:
+    """A verb as it goes after a name: "talk" -> "talks", "watch" -> "watches", "have" ->
+    "has"; a form that already fits ("told", "says", "planned", "could") is kept."""
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb in _NOT_VERBS or verb in _IRREGULAR_PAST or verb.endswith(("ed", "ing")):
+        return verb
+    if re.search(r"[^s]s$", verb) or verb.endswith(("ches", "shes", "sses", "xes")):
+        return verb  # already third person: "associates", "watches"
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
         return f"{verb}es"
     if verb.endswith("y") and verb[-2:-1] not in "aeiou":
         return f"{verb[:-1]}ies"

@@ -17,7 +17,7 @@ from llm.importance import importance_offline
 from llm.tasks import Inputs
 
 from .offline import lines_of
-from .offline_news import fact_and_source, tell
+from .offline_news import fact_and_source, tell, verb_after_name
 
 NEWSWORTHY = 6  # offline importance of plans, projects, invitations, parties, elections
 _ROUTINE_RATING = random.Random(0)  # for importance_offline's draw; only >= NEWSWORTHY counts
@@ -285,28 +285,13 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
 # --- interviews and summaries --------------------------------------------------------------
 
 
-_KEEP_AFTER_HE = {"will", "would", "can", "could", "should", "must", "might", "may", "did"}
-_KEEP_AFTER_HE |= {"had", "was", "were", "also", "often", "really", "always", "never", "just"}
-
-
-def _third(verb: str) -> str:
-    """A verb as it goes after a name: "have" -> "has", "watch" -> "watches"."""
-    if verb in ("am", "have", "do", "go"):
-        return {"am": "is", "have": "has", "do": "does", "go": "goes"}[verb]
-    if verb in _KEEP_AFTER_HE or verb.endswith("ed"):
-        return verb
-    if re.search(r"(?:ch|sh|ss|x|z|o)$", verb):
-        return f"{verb}es"
-    return f"{verb[:-1]}ies" if re.search(r"[^aeiou]y$", verb) else f"{verb}s"
-
-
 def _reported(line: str, teller: str, name: str) -> str:
     """A line someone said to `name` as `name` tells it, after the teller's name: "who told
     me that I am invited to Isabella's party", "who is writing a research paper"."""
     first = teller.split()[0]
     text = re.sub(r"^(?:I'm well, thanks! )?(?:By the way, |Oh, and )?(?:[A-Z]\w+, )?", "", line)
     text = re.sub(r"\bI(?:'m| am)\b", f"{first} is", text)
-    text = re.sub(r"\bI\s+([a-z]+)\b", lambda m: f"{first} {_third(m[1])}", text)
+    text = re.sub(r"\bI\s+([a-z]+)\b", lambda m: f"{first} {verb_after_name(m[1])}", text)
     text = re.sub(r"\bI'(ve|ll|d)\b", lambda m: f"{first} {_CONTRACTED[m[1]]}", text)
     text = re.sub(r"\b[Mm]y\b", f"{first}'s", text)
     text = re.sub(r"\b(?:me|myself)\b", first, text)

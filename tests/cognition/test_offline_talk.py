@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from agents.cognition.offline_news import third_person
 from agents.cognition.offline_talk import (
     conversation_summary,
     converse_line,
@@ -282,3 +283,20 @@ def test_those_who_talked_already_today_rarely_talk_again() -> None:
     knows = [f"Isabella knows {KLAUS} well"]
     talked = [*knows, f"{ISABELLA} and {KLAUS} had a conversation. Hi."]
     assert 2 * talks(talked) < talks(knows)
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        ("I told Klaus about the party", "Maria told Klaus about the party"),
+        ("I associates local with election", "Maria associates local with election"),
+        ("I watch the news", "Maria watches the news"),
+        ("I study chemistry", "Maria studies chemistry"),
+        ("I planned a walk", "Maria planned a walk"),
+        ("I have a paper due", "Maria has a paper due"),
+    ],
+)
+def test_a_retold_line_keeps_its_verbs_grammatical(said: str, told: str) -> None:
+    """Hearsay in the speaker's words, retold after its name: no "tolds", no
+    "associateses" (the offline lines must read as whole, plain sentences)."""
+    assert third_person(said, "Maria") == told
