@@ -109,8 +109,11 @@ def _pick_object(objects: list[str], keywords: tuple[str, ...]) -> str:
     return ""
 
 
-def actions_for(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, str, str, str]]:
-    """(description, minutes, object, emoji, object state) adding up to the block."""
+def actions_for(
+    inputs: Inputs, rng: random.Random, *, max_actions: int
+) -> list[tuple[str, int, str, str, str]]:
+    """(description, minutes, object, emoji, object state) adding up to the block, in at
+    most `max_actions` actions (a long block gets longer ones)."""
     block = str(inputs["block"]).lower()
     total = int(str(inputs["duration_minutes"]))
     objects = [o.strip() for o in str(inputs["objects"]).split(",") if o.strip()]
@@ -132,9 +135,10 @@ def actions_for(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, str,
     while used < total:
         step = once[index] if index < len(once) else cycle[(index - len(once)) % len(cycle)]
         description, item, emoji, state = step
-        minutes = min(total - used, rng.choice((5, 10, 10, 15)))
-        if total - used - minutes < 5:
-            minutes = total - used
+        left, slots = total - used, max_actions - len(actions)
+        minutes = min(left, max(rng.choice((5, 10, 10, 15)), -(-left // slots)))
+        if left - minutes < 5 or slots == 1:
+            minutes = left
         actions.append((description, minutes, item, emoji, state))
         used += minutes
         index += 1

@@ -78,8 +78,11 @@ class Action(_Strict):
     object_state: str = Field(max_length=300)
 
 
+DECOMPOSITION_MAX = 12
+
+
 class Decomposition(_Strict):
-    actions: list[Action] = Field(min_length=1, max_length=12)
+    actions: list[Action] = Field(min_length=1, max_length=DECOMPOSITION_MAX)
 
 
 RELATIONSHIP_MAX = 500
@@ -168,7 +171,9 @@ def _decompose(inputs: Inputs, rng: random.Random) -> Decomposition:
                 triple=[name, d.split()[0], o or "room"],
                 object_state=s,
             )
-            for d, m, o, e, s in offline_actions.actions_for(inputs, rng)
+            for d, m, o, e, s in offline_actions.actions_for(
+                inputs, rng, max_actions=DECOMPOSITION_MAX
+            )
         ]
     )
 

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from agents.cognition.offline_actions import actions_for, respond_to
+from agents.cognition.prompts import DECOMPOSITION_MAX
 
 CAFE = "refrigerator, cafe customer seating, cooking area, kitchen sink, behind the cafe counter"
 BEDROOM = "bed, desk, refrigerator, closet, shelf"
@@ -20,21 +21,26 @@ BEDROOM = "bed, desk, refrigerator, closet, shelf"
         ("working at Hobbs Cafe", 45, CAFE),
         ("waking up and having breakfast", 60, BEDROOM),
         ("working on projects at home", 17, BEDROOM),
+        ("working at Hobbs Cafe", 240, CAFE),
     ],
 )
 def test_actions_fill_the_block_exactly_in_steps_of_five_minutes_or_more(
     block: str, minutes: int, objects: str, seed: int
 ) -> None:
     inputs = {"block": block, "duration_minutes": minutes, "objects": objects}
-    actions = actions_for(inputs, random.Random(seed))
+    actions = actions_for(inputs, random.Random(seed), max_actions=DECOMPOSITION_MAX)
     assert sum(m for _, m, _, _, _ in actions) == minutes
+    # A long block fits the decomposition's schema: one bad count once failed a run.
+    assert len(actions) <= DECOMPOSITION_MAX
     assert all(m >= 5 for _, m, _, _, _ in actions)
     assert {item for _, _, item, _, _ in actions} <= {o.strip() for o in objects.split(",")}
 
 
 def test_a_resident_does_only_what_the_arena_has_objects_for() -> None:
     inputs = {"block": "waking up and having breakfast", "duration_minutes": 60, "objects": BEDROOM}
-    descriptions = [d for d, _, _, _, _ in actions_for(inputs, random.Random(1))]
+    descriptions = [
+        d for d, _, _, _, _ in actions_for(inputs, random.Random(1), max_actions=DECOMPOSITION_MAX)
+    ]
     # No sink, shower or bathroom in this room: no teeth brushing and no shower.
     assert descriptions[:4] == [
         "waking up and stretching",
@@ -56,7 +62,10 @@ def test_the_morning_starts_with_waking_up_and_never_wakes_again(
 ) -> None:
     block = "waking up and having breakfast, then relaxing at home"
     inputs = {"block": block, "duration_minutes": minutes, "objects": objects}
-    descriptions = [d for d, _, _, _, _ in actions_for(inputs, random.Random(seed))]
+    descriptions = [
+        d
+        for d, _, _, _, _ in actions_for(inputs, random.Random(seed), max_actions=DECOMPOSITION_MAX)
+    ]
     assert descriptions[0] == "waking up and stretching"
     # Once: the routine is not started over after breakfast (which read as waking up again).
     assert descriptions.count("waking up and stretching") == 1
@@ -77,7 +86,9 @@ def test_the_morning_starts_with_waking_up_and_never_wakes_again(
 def test_only_waking_up_uses_the_bed_which_takes_one_at_a_time(block: str, seed: int) -> None:
     # Reading on the bed made a couple queue for it ("waiting to use the bed" at 08:10).
     inputs = {"block": block, "duration_minutes": 60, "objects": BEDROOM}
-    for description, _, item, _, _ in actions_for(inputs, random.Random(seed)):
+    for description, _, item, _, _ in actions_for(
+        inputs, random.Random(seed), max_actions=DECOMPOSITION_MAX
+    ):
         assert item != "bed" or description == "waking up and stretching"
 
 
@@ -86,25 +97,29 @@ STORE = "supply store product shelf, behind the supply store counter, supply sto
 
 def test_a_shopkeeper_serves_at_the_store_and_a_cafe_guest_is_served() -> None:
     work = {"block": "working at Harvey Oak Supply Store", "duration_minutes": 60, "objects": STORE}
-    shop = {d for d, _, _, _, _ in actions_for(work, random.Random(1))}
+    shop = {
+        d for d, _, _, _, _ in actions_for(work, random.Random(1), max_actions=DECOMPOSITION_MAX)
+    }
     assert "serving customers at the counter" in shop and "reading a book" not in shop
     guest = {"block": "relaxing at Hobbs Cafe", "duration_minutes": 60, "objects": CAFE}
-    visit = {d for d, _, _, _, _ in actions_for(guest, random.Random(1))}
+    visit = {
+        d for d, _, _, _, _ in actions_for(guest, random.Random(1), max_actions=DECOMPOSITION_MAX)
+    }
     assert visit and not any("serving" in d or "washing" in d for d in visit)
 
 
 def test_the_cafe_owner_serves_at_the_counter_with_the_counter_busy() -> None:
     inputs = {"block": "working at Hobbs Cafe", "duration_minutes": 30, "objects": CAFE}
-    first = actions_for(inputs, random.Random(1))[0]
+    first = actions_for(inputs, random.Random(1), max_actions=DECOMPOSITION_MAX)[0]
     assert first[0] == "serving customers at the counter"
     assert first[2:] == ("behind the cafe counter", "☕", "taking orders")
 
 
 def test_an_arena_without_fitting_objects_still_fills_the_block() -> None:
     inputs = {"block": "Gardening", "duration_minutes": 20, "objects": "dorm garden"}
-    actions = actions_for(inputs, random.Random(1))
+    actions = actions_for(inputs, random.Random(1), max_actions=DECOMPOSITION_MAX)
     assert {(d, item) for d, _, item, _, _ in actions} == {("gardening", "dorm garden")}
-    empty = actions_for({**inputs, "objects": ""}, random.Random(1))
+    empty = actions_for({**inputs, "objects": ""}, random.Random(1), max_actions=DECOMPOSITION_MAX)
     assert sum(m for _, m, _, _, _ in empty) == 20
 
 

@@ -19,6 +19,7 @@ from agents.cognition.offline import (
     times_in,
 )
 from agents.cognition.offline_actions import actions_for
+from agents.cognition.prompts import DECOMPOSITION_MAX
 from llm.tasks import Inputs
 
 PLACES = "\n".join(
@@ -264,7 +265,9 @@ def _bed_minutes(inputs: Inputs, seed: int) -> set[tuple[str, int]]:
         arena = _nearest(known, arena)
         block = {"block": description, "duration_minutes": minutes, "objects": LIN_HOUSE[arena]}
         at = start
-        for _, length, item, _, _ in actions_for(block, random.Random(seed + start)):
+        for _, length, item, _, _ in actions_for(
+            block, random.Random(seed + start), max_actions=DECOMPOSITION_MAX
+        ):
             if item == "bed":
                 used |= {(arena, m) for m in range(at, at + length)}
             at += length
