@@ -52,7 +52,7 @@ def important(mind: Mind, agent: Agent, k: int = 2) -> list[str]:
     """What the agent finds most important lately: what it would tell anyone. Read once
     per agent and step (a conversation asks for it at every line)."""
     if agent.name not in mind.news:
-        mind.news[agent.name] = memory_important_list(agent=agent, k=k)
+        mind.news[agent.name] = memory_important_list(agent=agent, k=k, now=mind.now)
     return mind.news[agent.name]
 
 

@@ -35,16 +35,22 @@ def memory_descriptions_get(*, ids: list[int]) -> dict[int, str]:
     return dict(Memory.objects.filter(id__in=ids).values_list("id", "description"))
 
 
-def memory_important_list(*, agent: Agent, k: int) -> list[str]:
+def memory_important_list(*, agent: Agent, k: int, now: datetime) -> list[str]:
     """The agent's `k` most important thoughts and reflections (newest first among
-    equals): what it would tell anyone. Plans, observations of others' doings and the
-    record of conversations are not news."""
+    equals): what it would tell anyone. A happening ahead that it means to go to comes
+    first, as people talk of where they are going. Plans, observations of others' doings
+    and the record of conversations are not news."""
+    ahead = Commitment.objects.filter(agent=agent, end__gt=now, memory__isnull=False)
+    first = list(ahead.order_by("start", "number").values_list("memory", flat=True)[:1])
     rows = Memory.objects.filter(
         agent=agent,
         importance__gte=IMPORTANT,
         kind__in=[MemoryKind.THOUGHT, MemoryKind.REFLECTION],
-    ).order_by("-importance", "-number")
-    return list(rows.values_list("description", flat=True)[:k])
+    )
+    mine = Memory.objects.filter(agent=agent, number__in=first)
+    going = list(mine.values_list("description", flat=True))
+    rest = rows.exclude(number__in=first).order_by("-importance", "-number")
+    return going + list(rest.values_list("description", flat=True)[: k - len(going)])
 
 
 def memory_last_plan_get(*, agent: Agent) -> str | None:

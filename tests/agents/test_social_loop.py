@@ -76,6 +76,32 @@ def test_news_heard_from_isabella_reaches_klaus_through_maria_with_its_source(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_resident_going_to_a_happening_tells_of_it_before_weightier_news(user: User) -> None:
+    """Maria, going to the party, has heard two weightier things since (the offline
+    lexicon rates the election 8, the party 7); she still tells Klaus of the party first,
+    as people talk of where they are going."""
+    simulation = _new(user, datetime(2023, 2, 13, 10, 0, tzinfo=UTC))
+    _talk(simulation, ISABELLA, MARIA)
+    assert Commitment.objects.filter(simulation=simulation, agent__name=MARIA).exists()
+    maria = Agent.objects.get(simulation=simulation, name=MARIA)
+    for statement in (
+        "Sam Moore is running for mayor in the local election",
+        "Sam Moore told me the mayor election campaign starts next week",
+    ):
+        agent_whisper(simulation=simulation, agent=maria, statement=statement)
+    engine.simulation_run_inline(simulation=simulation, steps=1)
+    weightier = Memory.objects.filter(agent=maria, description__contains="election")
+    party = Memory.objects.filter(
+        agent=maria, kind=MemoryKind.THOUGHT, description__contains="party"
+    )
+    assert min(m.importance for m in weightier) > max(m.importance for m in party)
+    _talk(simulation, MARIA, KLAUS)
+    klaus = _heard(simulation, KLAUS)
+    assert klaus, "Maria did not tell Klaus of the party she is going to"
+    assert klaus[0].source["from"] == MARIA
+
+
+@pytest.mark.django_db(transaction=True)
 def test_an_invitation_heard_on_day_one_is_a_plan_item_on_day_two_cited_to_its_memory(
     user: User,
 ) -> None:
