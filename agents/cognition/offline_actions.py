@@ -131,7 +131,8 @@ def actions_for(
         once, menu = doable(menu), _RELAXING
     spare = [o for o in objects if "bed" not in o.lower()] or objects  # a bed is for sleep
     cycle = doable(menu) or [(block, spare[0] if spare else "", "🙂", "in use")]
-    actions, used, index = [], 0, 0
+    actions: list[tuple[str, int, str, str, str]] = []
+    used, index = 0, 0
     while used < total:
         step = once[index] if index < len(once) else cycle[(index - len(once)) % len(cycle)]
         description, item, emoji, state = step

@@ -41,7 +41,7 @@ def memory_important_list(*, agent: Agent, k: int, now: datetime) -> list[str]:
     first, as people talk of where they are going. Plans, observations of others' doings
     and the record of conversations are not news."""
     ahead = Commitment.objects.filter(agent=agent, end__gt=now, memory__isnull=False)
-    first = list(ahead.order_by("start", "number").values_list("memory", flat=True)[:1])
+    first = [n for n in ahead.order_by("start", "number").values_list("memory", flat=True)[:1] if n]
     rows = Memory.objects.filter(
         agent=agent,
         importance__gte=IMPORTANT,
