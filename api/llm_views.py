@@ -28,10 +28,11 @@ class ModelCallFilter(django_filters.FilterSet):
     has_error = StrictBooleanFilter(
         method="filter_has_error", label="true: only failed calls; false: only succeeded ones"
     )
+    fallback = StrictBooleanFilter(label="true: only calls that took the fail-safe answer")
 
     class Meta:
         model = ModelCall
-        fields = ["task", "agent", "backend", "has_error"]
+        fields = ["task", "agent", "backend", "has_error", "fallback"]
 
     def filter_has_error(
         self, queryset: QuerySet[ModelCall], name: str, value: bool

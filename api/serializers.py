@@ -226,6 +226,11 @@ class ProgressSerializer(serializers.Serializer[Any]):
     sim_time = serializers.DateTimeField()
     agent_steps_per_second = serializers.FloatField(allow_null=True)
     model_calls = serializers.IntegerField()
+    fallback_rate = serializers.FloatField(
+        allow_null=True,
+        help_text="share of model calls whose output stayed invalid and took the task's "
+        "fail-safe answer (the offline policy); null before any call ended",
+    )
     waiting_for = serializers.CharField(
         help_text="what a running simulation waits for now; a stopped one's reason"
     )

@@ -62,8 +62,9 @@ class ModelCallAdmin(ReadOnlyAdmin):
         "latency_ms",
         "attempts",
         "succeeded",
+        "fallback",
     ]
-    list_filter = ["task", "backend", "model", HasErrorFilter]
+    list_filter = ["task", "backend", "model", "fallback", HasErrorFilter]
     search_fields = ["agent_name", "prompt", "raw_reply", "error"]
     list_select_related = ["simulation"]
     date_hierarchy = "created_at"
@@ -86,6 +87,7 @@ class ModelCallAdmin(ReadOnlyAdmin):
         "attempts",
         "attempt_log_json",
         "error",
+        "fallback",
         "created_at",
         "finished_at",
     )

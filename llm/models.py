@@ -47,6 +47,12 @@ class ModelCall(models.Model):
         default=list, blank=True, help_text="per attempt: outcome, error, latency, reply"
     )
     error = models.TextField(blank=True, default="", help_text="empty when the call succeeded")
+    fallback = models.BooleanField(
+        default=False,
+        db_default=False,  # rows written by a worker of the previous release stay valid
+        help_text="the model's output stayed invalid after its re-asks, and the task's "
+        "fail-safe answer (the offline policy for the same inputs) was used",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -27,8 +27,9 @@ from __future__ import annotations
 import time
 from typing import Any, overload
 
+from django.conf import settings
 from django.db import transaction
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from world.models import Agent, Simulation
 
@@ -96,7 +97,7 @@ def llm_run(
     or a ModelCallFailed subclass once retries and re-asks are spent.
     """
     prompt_task = task_get(task) if isinstance(task, str) else task
-    prompt = prompt_task.render(inputs)
+    prompt_task.render(inputs)  # inputs that do not match the template fail here, uncounted
     if agent is not None:
         if simulation is not None and agent.simulation_id != simulation.pk:
             raise ValueError(f"agent {agent.name} is not in simulation {simulation.pk}")
@@ -104,11 +105,14 @@ def llm_run(
     if _in_transaction():
         raise ModelCallInTransaction(ModelCallInTransaction.__doc__)
     backend = backend_get()
+    fitted = backend.fit(prompt_task, inputs)
+    seed = prompt_task.seed(simulation_seed=simulation.seed if simulation else 0, inputs=inputs)
     request = ModelRequest(
         task=prompt_task,
-        inputs=inputs,
-        messages=message_list(prompt),
-        seed=prompt_task.seed(simulation_seed=simulation.seed if simulation else 0, inputs=inputs),
+        inputs=fitted.inputs,
+        messages=message_list(fitted.prompt),
+        seed=seed,
+        max_tokens=fitted.max_tokens,
     )
     call = model_call_admit(
         simulation=simulation,
@@ -116,7 +120,7 @@ def llm_run(
         task=prompt_task.name,
         backend=backend.name,
         model=backend.model,
-        prompt=prompt,
+        prompt=fitted.prompt,
     )
     started = time.monotonic()
     try:
@@ -125,6 +129,8 @@ def llm_run(
         crashed = Attempt(outcome="crashed", error=f"{type(exc).__name__}: {exc}")
         _complete(call, BackendResult(output=None, raw_reply="", attempts=[crashed]), started)
         raise
+    if isinstance(result.failure, ModelOutputInvalid) and backend.name != "offline":
+        result = _fail_safe(result, task=prompt_task, inputs=inputs, seed=seed)
     _complete(call, result, started)
     if result.failure is not None:
         result.failure.call_id = call.pk
@@ -133,8 +139,27 @@ def llm_run(
     return result.output
 
 
+def _fail_safe(
+    result: BackendResult, *, task: PromptTask[Any], inputs: Inputs, seed: int
+) -> BackendResult:
+    """The task's fail-safe answer for a model whose output stayed invalid: the offline
+    policy for the same inputs and seed (what an offline run would have done), recorded as
+    a fallback; unless SMALLVILLE_LLM_FALLBACK is "fail"."""
+    if settings.SMALLVILLE_LLM_FALLBACK != "offline":
+        return result
+    try:
+        output = task.run_offline(seed=seed, inputs=inputs)
+    except ValidationError:
+        return result  # the policy cannot answer these inputs either: the call fails
+    result.output, result.fallback = output, True
+    result.failure = None
+    return result
+
+
 def _complete(call: ModelCall, result: BackendResult, started: float) -> None:
-    if result.failure is not None:
+    if result.fallback:
+        error = f"fallback: the model's output stayed invalid ({result.attempts[-1].error})"
+    elif result.failure is not None:
         error = str(result.failure)
     elif result.output is None:
         error = result.attempts[-1].error
@@ -149,7 +174,8 @@ def _complete(call: ModelCall, result: BackendResult, started: float) -> None:
         usage=result.usage,
         latency_ms=round((time.monotonic() - started) * 1000),
         attempt_log=[attempt.as_log() for attempt in result.attempts],
-        error=error,
+        error=error[:4000],
+        fallback=result.fallback,
     )
 
 

@@ -37,7 +37,8 @@ _TOTALS = {
     "calls": Count("id"),
     "prompt_tokens": Coalesce(Sum("prompt_tokens"), 0),
     "completion_tokens": Coalesce(Sum("completion_tokens"), 0),
-    "failed": Count("id", filter=~Q(error="")),
+    "failed": Count("id", filter=~Q(error="") & Q(fallback=False)),
+    "fallbacks": Count("id", filter=Q(fallback=True)),
     "attempts": Coalesce(Sum("attempts"), 0),
     "latency_ms": Coalesce(Sum("latency_ms"), 0),
 }
@@ -72,3 +73,12 @@ def model_call_summary(*, simulation: Simulation) -> dict[str, Any]:
         "by_model": _grouped(calls, "backend", "model"),
         "by_sim_hour": _grouped(calls.annotate(sim_hour=TruncHour("sim_time")), "sim_hour"),
     }
+
+
+def model_call_fallback_rate(*, simulation: Simulation) -> float | None:
+    """The share of the simulation's finished calls that took their task's fail-safe
+    answer; None before any call ended."""
+    counts = ModelCall.objects.filter(simulation=simulation, finished_at__isnull=False).aggregate(
+        calls=Count("id"), fallbacks=Count("id", filter=Q(fallback=True))
+    )
+    return counts["fallbacks"] / counts["calls"] if counts["calls"] else None

@@ -132,10 +132,10 @@ WITH admitted AS (
 INSERT INTO {ModelCall._meta.db_table} (
     simulation_id, agent_id, agent_name, step, sim_time, task, backend, model, prompt,
     raw_reply, prompt_tokens, completion_tokens, usage, latency_ms, attempts, attempt_log,
-    error, created_at
+    error, fallback, created_at
 )
 SELECT %(simulation)s, %(agent)s, %(agent_name)s, a.step, a.sim_time, %(task)s, %(backend)s,
-       %(model)s, %(prompt)s, '', 0, 0, '{{}}'::jsonb, 0, 0, '[]'::jsonb, '', now()
+       %(model)s, %(prompt)s, '', 0, 0, '{{}}'::jsonb, 0, 0, '[]'::jsonb, '', false, now()
 FROM admitted AS a
 RETURNING id, step, sim_time, created_at
 """
@@ -150,7 +150,8 @@ WITH prior AS (
         raw_reply = %(raw_reply)s, output = %(output)s::jsonb,
         prompt_tokens = %(prompt_tokens)s, completion_tokens = %(completion_tokens)s,
         usage = %(usage)s::jsonb, latency_ms = %(latency_ms)s, attempts = %(attempts)s,
-        attempt_log = %(attempt_log)s::jsonb, error = %(error)s, finished_at = %(finished_at)s
+        attempt_log = %(attempt_log)s::jsonb, error = %(error)s, fallback = %(fallback)s,
+        finished_at = %(finished_at)s
     WHERE id = (SELECT id FROM prior)
     RETURNING simulation_id
 )
@@ -172,6 +173,7 @@ def model_call_complete(
     latency_ms: int,
     attempt_log: list[dict[str, Any]],
     error: str,
+    fallback: bool = False,
 ) -> None:
     """Record how the call ended and add its tokens to the simulation's usage."""
     call.raw_reply = raw_reply
@@ -183,6 +185,7 @@ def model_call_complete(
     call.attempts = len(attempt_log)
     call.attempt_log = attempt_log
     call.error = error
+    call.fallback = fallback
     call.finished_at = timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
@@ -198,6 +201,7 @@ def model_call_complete(
                 "attempts": call.attempts,
                 "attempt_log": json.dumps(attempt_log),
                 "error": error,
+                "fallback": fallback,
                 "finished_at": call.finished_at,
                 "tokens": prompt_tokens + completion_tokens,
             },

@@ -104,3 +104,32 @@ def task_get(name: str) -> PromptTask[Any]:
 
 def task_list() -> list[PromptTask[Any]]:
     return sorted(_registry.values(), key=lambda task: task.name)
+
+
+_TOKENS_PER_CHAR = 1 / 3  # English in a BPE vocabulary, with room to spare
+_MAX_OUTPUT_TOKENS = 1536
+
+
+def output_token_limit(task: PromptTask[Any]) -> int:
+    """The reply's token limit for `task`, sized to its output schema: the longest reply
+    the schema allows (string bounds in characters, list bounds in items), with room for
+    the JSON around it. A model that rambles is cut off here rather than at the timeout."""
+    schema = task.output.model_json_schema()
+    defs = schema.get("$defs", {})
+
+    def size(node: Any) -> float:
+        if "$ref" in node:
+            return size(defs[node["$ref"].rsplit("/", 1)[-1]])
+        if "anyOf" in node:
+            return max(size(option) for option in node["anyOf"])
+        kind = node.get("type")
+        if kind == "string":
+            return 4 + node.get("maxLength", 200) * _TOKENS_PER_CHAR
+        if kind == "array":
+            return 2 + node.get("maxItems", 8) * (2 + size(node.get("items", {})))
+        if kind == "object":
+            fields = node.get("properties", {})
+            return 2 + sum(4 + len(name) * _TOKENS_PER_CHAR + size(f) for name, f in fields.items())
+        return 4  # a number, a boolean, null
+
+    return min(_MAX_OUTPUT_TOKENS, max(32, round(size(schema) * 1.2)))

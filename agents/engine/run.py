@@ -13,6 +13,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import RedisError
 
 from llm.models import ModelCall
+from llm.selectors import model_call_fallback_rate
 from world.clock import MAX_RUN_STEPS
 from world.models import Agent, Event, Simulation, SimulationStatus
 from world.services import simulation_set_status
@@ -146,6 +147,7 @@ class Progress:
     sim_time: datetime
     agent_steps_per_second: float | None
     model_calls: int
+    fallback_rate: float | None  # the share of calls that took their task's fail-safe answer
     waiting_for: str
 
 
@@ -160,6 +162,7 @@ def simulation_progress(*, simulation: Simulation) -> Progress:
         sim_time=simulation.sim_time,
         agent_steps_per_second=_rate(simulation, agents),
         model_calls=ModelCall.objects.filter(simulation=simulation).count(),
+        fallback_rate=model_call_fallback_rate(simulation=simulation),
         waiting_for=_waiting_for(simulation, agents),
     )
 

@@ -31,8 +31,9 @@ def ok(content: str | dict[str, Any]) -> Reply:
     return Reply(content=content if isinstance(content, str) else json.dumps(content))
 
 
-def error(status: int, **headers: str) -> Reply:
-    return Reply(status=status, headers=headers)
+def error(status: int, message: str = "", **headers: str) -> Reply:
+    """An error answer; `message` replaces "scripted <status>" in its body."""
+    return Reply(status=status, content=message, headers=headers)
 
 
 def slow(seconds: float, content: str | dict[str, Any]) -> Reply:
@@ -95,6 +96,7 @@ class FakeOpenAI:
         self.script: deque[Reply] = deque()
         self.default: Reply | None = None
         self.requests: list[dict[str, Any]] = []
+        self.models: list[dict[str, Any]] | None = None  # GET /models answers 404 when None
         self.embedding_dimensions = 1536  # a model's native size when `dimensions` is absent
         self.embedding_errors = 0  # the next this many embedding requests get a 500
         self.embedding_errors_for = ""  # ... only those whose texts start with this
@@ -134,6 +136,12 @@ class FakeOpenAI:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                if fake.models is not None and self.path.endswith("/models"):
+                    self._send(200, {"object": "list", "data": fake.models})
+                else:
+                    self._send(404, {"error": {"message": "not found", "type": "scripted"}})
+
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with fake._lock:
@@ -158,7 +166,12 @@ class FakeOpenAI:
                 if reply.status != 200:
                     self._send(
                         reply.status,
-                        {"error": {"message": f"scripted {reply.status}", "type": "scripted"}},
+                        {
+                            "error": {
+                                "message": reply.content or f"scripted {reply.status}",
+                                "type": "scripted",
+                            }
+                        },
                         reply.headers,
                     )
                     return

@@ -16,10 +16,10 @@ from pydantic import BaseModel, ConfigDict
 from llm.backends import (
     LLMConfig,
     ModelRequest,
-    _strict_compatible,
     backend_get,
     message_list,
 )
+from llm.dialects import strict_compatible
 from llm.importance import IMPORTANCE, Importance
 from llm.models import ModelCall
 from llm.port import (
@@ -29,7 +29,9 @@ from llm.port import (
     ModelUnavailable,
     llm_run,
 )
-from llm.tokens import count_message_tokens, count_tokens
+from llm.selectors import model_call_fallback_rate, model_call_summary
+from llm.tasks import output_token_limit
+from llm.tokens import count_message_tokens
 from world.models import Simulation
 
 from .fake_openai import FakeOpenAI, error, ok, slow
@@ -122,9 +124,27 @@ def test_reply_wrapped_in_prose_and_fences_is_parsed(openai_llm: FakeOpenAI) -> 
     assert last_call().attempts == 1
 
 
-def test_invalid_replies_past_the_reask_limit_fail_typed(
+def test_invalid_replies_past_the_reask_limit_take_the_fail_safe_answer(
     openai_llm: FakeOpenAI, simulation: Simulation
 ) -> None:
+    """The reference implementation's fail-safe: the offline policy's answer for the same
+    inputs and seed, marked as a fallback in the ledger and in the fallback rate."""
+    openai_llm.push(ok(MALFORMED), ok(OFF_SCHEMA), ok("seven"))
+    answer = rate(simulation)
+    call = last_call()
+    seed = IMPORTANCE.seed(simulation_seed=simulation.seed, inputs=INPUTS)
+    assert answer == IMPORTANCE.run_offline(seed=seed, inputs=INPUTS)
+    assert call.fallback and call.attempts == 3
+    assert call.output == answer.model_dump(mode="json")
+    assert call.error.startswith("fallback: the model's output stayed invalid")
+    assert model_call_fallback_rate(simulation=simulation) == 1.0
+    assert model_call_summary(simulation=simulation)["totals"]["fallbacks"] == 1
+
+
+def test_invalid_replies_past_the_reask_limit_fail_typed_when_told_to(
+    openai_llm: FakeOpenAI, simulation: Simulation, settings: Any
+) -> None:
+    settings.SMALLVILLE_LLM_FALLBACK = "fail"
     openai_llm.push(ok(MALFORMED), ok(OFF_SCHEMA), ok("seven"))
     with pytest.raises(ModelOutputInvalid) as failure:
         rate(simulation)
@@ -174,6 +194,61 @@ def test_unsupported_json_schema_steps_down_to_json_mode(openai_llm: FakeOpenAI)
     assert formats == ["json_schema", "json_object", "json_object"]
 
 
+def test_a_500_that_names_the_format_steps_down_and_a_plain_500_is_retried(
+    openai_llm: FakeOpenAI,
+) -> None:
+    """llama-cpp-python answers `json_schema` with HTTP 500 "Input should be 'text' or
+    'json_object'": that is a refused format, not a server fault."""
+    refused = "1 validation error: response_format.type Input should be 'text' or 'json_object'"
+    openai_llm.push(error(500, refused), ok({"importance": 5}))
+    assert rate().importance == 5
+    assert outcomes(last_call()) == ["format_unsupported", "ok"]
+    openai_llm.push(error(500), ok({"importance": 6}))
+    assert rate().importance == 6
+    assert outcomes(last_call()) == ["server_error", "ok"]
+    formats = [r["body"].get("response_format", {}).get("type") for r in openai_llm.requests]
+    assert formats == ["json_schema", "json_object", "json_object", "json_object"]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "expected"),
+    [
+        ("openai", {"response_format": "json_schema"}),
+        ("llama_cpp_python", {"response_format": "json_object", "schema": True}),
+        ("llama_server", {"response_format": "json_schema"}),
+        ("vllm", {"guided_json": True}),
+        ("ollama", {"response_format": "json_schema"}),
+    ],
+)
+def test_each_dialect_sends_the_schema_its_way(
+    openai_llm: FakeOpenAI, settings: Any, dialect: str, expected: dict[str, Any]
+) -> None:
+    settings.SMALLVILLE_LLM_DIALECT = dialect
+    openai_llm.push(ok({"importance": 4}))
+    assert rate().importance == 4
+    body = openai_llm.chat_requests()[0]["body"]
+    assert body["max_tokens"] == output_token_limit(IMPORTANCE)
+    if "response_format" in expected:
+        assert body["response_format"]["type"] == expected["response_format"]
+    else:
+        assert "response_format" not in body
+    if expected.get("schema"):
+        assert body["response_format"]["schema"]["required"] == ["importance"]
+    if expected.get("guided_json"):
+        assert body["guided_json"]["properties"]["importance"]["type"] == "integer"
+
+
+def test_the_dialect_is_found_by_a_probe_of_the_models_list(
+    openai_llm: FakeOpenAI, settings: Any
+) -> None:
+    settings.SMALLVILLE_LLM_DIALECT = "auto"
+    openai_llm.models = [{"id": "/models/smollm2.gguf", "object": "model", "owned_by": "me"}]
+    openai_llm.push(ok({"importance": 4}))
+    rate()
+    assert openai_llm.chat_requests()[0]["body"]["response_format"]["type"] == "json_object"
+    assert "schema" in openai_llm.chat_requests()[0]["body"]["response_format"]
+
+
 def test_text_mode_sends_no_response_format(openai_llm: FakeOpenAI, settings: Any) -> None:
     settings.SMALLVILLE_LLM_RESPONSE_FORMAT = "text"
     openai_llm.push(ok('{"importance": 3}'))
@@ -181,26 +256,22 @@ def test_text_mode_sends_no_response_format(openai_llm: FakeOpenAI, settings: An
     assert "response_format" not in openai_llm.chat_requests()[0]["body"]
 
 
-def test_tokens_are_counted_as_the_offline_backend_counts_them(
-    openai_llm: FakeOpenAI, settings: Any
-) -> None:
+def test_tokens_in_the_ledger_are_the_servers_own(openai_llm: FakeOpenAI, settings: Any) -> None:
+    """The server counts with the model's tokenizer; the offline backend, which has none,
+    counts the same prompt with ours."""
     openai_llm.push(ok(OFF_SCHEMA), ok({"importance": 7}))
     rate()
     remote = last_call()
-    prompt = IMPORTANCE.render(INPUTS)
-    first_prompt = count_message_tokens(message_list(prompt))
-    assert remote.prompt_tokens > 2 * first_prompt  # the re-ask resends the conversation
-    assert remote.completion_tokens == count_tokens('{"importance": 42}') + count_tokens(
-        '{"importance": 7}'
-    )
-    assert remote.usage == {"prompt_tokens": 22, "completion_tokens": 10}  # the server's own
+    assert remote.usage == {"prompt_tokens": 22, "completion_tokens": 10}  # 11 + 5 per reply
+    assert (remote.prompt_tokens, remote.completion_tokens) == (22, 10)
 
     settings.SMALLVILLE_LLM_BACKEND = "offline"
     rate()
     local = last_call()
     assert (local.backend, local.attempts) == ("offline", 1)
     assert local.prompt == remote.prompt
-    assert local.prompt_tokens == first_prompt == remote.attempt_log[0]["prompt_tokens"]
+    prompt = IMPORTANCE.render(INPUTS)
+    assert local.prompt_tokens == count_message_tokens(message_list(prompt))
 
 
 def test_concurrency_limit_holds_per_process(fake_openai: FakeOpenAI) -> None:
@@ -246,6 +317,6 @@ def test_strict_mode_only_for_closed_schemas() -> None:
         model_config = ConfigDict(extra="forbid")
         items: list[Importance]
 
-    assert _strict_compatible(Importance.model_json_schema())
-    assert _strict_compatible(Closed.model_json_schema())
-    assert not _strict_compatible(Loose.model_json_schema())
+    assert strict_compatible(Importance.model_json_schema())
+    assert strict_compatible(Closed.model_json_schema())
+    assert not strict_compatible(Loose.model_json_schema())

