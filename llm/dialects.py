@@ -82,8 +82,9 @@ def grammar_schema(schema: Any) -> Any:
             return simplify(defs[node["$ref"].rsplit("/", 1)[-1]])
         low, high = node.get("minimum"), node.get("maximum")
         if node.get("type") == "integer" and isinstance(low, int) and isinstance(high, int):
-            if high - low <= 24:  # a grammar keeps a small range as the choice of its values
-                return {"type": "integer", "enum": list(range(low, high + 1))}
+            values = list(range(low, high + 1))
+            if len(values) <= 25:  # a small range: the choice of its values
+                return {"type": "integer", "enum": values}
         if isinstance(node.get("pattern"), str):  # llama.cpp's converter mangles \d
             node = {**node, "pattern": node["pattern"].replace("\\d", "[0-9]")}
         return {

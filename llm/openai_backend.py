@@ -202,6 +202,9 @@ class OpenAIBackend:
             _add_usage(usage, reported)
             try:
                 output = parse_reply(raw, request.task.output)
+                problem = request.task.problem_with(request.inputs, output)
+                if problem:
+                    raise OutputInvalid(problem)
             except OutputInvalid as exc:
                 attempt.outcome, attempt.error = "invalid_output", str(exc)
                 if reasks >= self.config.max_reasks:

@@ -41,6 +41,12 @@ class PromptTask(Generic[OutputT]):
     output: type[OutputT]
     offline: Callable[[Inputs, random.Random], OutputT]
     description: str = ""
+    # What the schema cannot say, checked after parsing against the inputs: "" when the
+    # output will do, else the problem (a model's reply is then re-asked with it).
+    check: Callable[[Inputs, OutputT], str] | None = None
+
+    def problem_with(self, inputs: Inputs, output: OutputT) -> str:
+        return self.check(inputs, output) if self.check else ""
 
     @cached_property
     def template_text(self) -> str:

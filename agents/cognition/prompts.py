@@ -150,6 +150,25 @@ def _day_plan(inputs: Inputs, rng: random.Random) -> DayPlan:
     )
 
 
+def _day_covered(schedule: HourlySchedule) -> str:
+    """Hour blocks must cover the day from 00:00 to 24:00 without a gap: an hour with no
+    block is an hour the resident would not know what to do."""
+    covered = 0
+    for block in sorted(schedule.blocks, key=lambda b: _minutes_of(b.start)):
+        start = _minutes_of(block.start)
+        if start > covered:
+            return f"the blocks leave {covered // 60:02d}:{covered % 60:02d}-{block.start} empty"
+        covered = max(covered, start + block.duration_minutes)
+    if covered < 24 * 60:
+        return f"the blocks end at {covered // 60:02d}:{covered % 60:02d}, not 24:00"
+    return ""
+
+
+def _minutes_of(hhmm: str) -> int:
+    hours, minutes = hhmm.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
 def _hourly(inputs: Inputs, rng: random.Random) -> HourlySchedule:
     return HourlySchedule(
         blocks=[
@@ -217,6 +236,7 @@ HOURLY_SCHEDULE = task_register(
         output=HourlySchedule,
         offline=_hourly,
         description="the day plan as hour blocks at known places",
+        check=lambda _inputs, schedule: _day_covered(schedule),
     )
 )
 DECOMPOSE = task_register(
