@@ -3,8 +3,10 @@
 Runs base_the_ville_n25 with the paper's cognition and the offline backend from
 2023-02-13 00:00 for `--hours` sim hours (48: the paper's two days, 17,280 steps)
 through a real Celery worker (`--simulation ID` measures an existing simulation instead;
-`--ablations no_reflection,...` runs one of the paper's ablations), and reports what the
-paper reports (Park et al. 2023, section 7):
+`--ablations no_reflection,...` runs one of the paper's ablations; `--start ISO` starts
+elsewhere; `--local-model` runs it through the `openai` backend on the local
+SmolLM2-135M server, `make install-local`), and reports what the paper reports (Park et
+al. 2023, section 7):
 
 Information diffusion. A resident holds a piece of news when one of its memories (any
 kind: a memo, a conversation, a reflection...) states the key facts in one sentence: the
@@ -60,6 +62,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
+from django.test.utils import override_settings
 
 from agents.engine import simulation_run
 from agents.events import AGENT_CREATED, AGENT_MOVED
@@ -68,6 +71,8 @@ from agents.services import simulation_create_from_base
 from agents.workerproc import private_worker
 from bench.cognition import usage
 from bench.machine import stamp
+from llm.local import LocalModelServer
+from llm.selectors import model_call_fallback_rate
 from memories.models import Memory, MemoryKind
 from world.models import Event, Simulation, SimulationStatus, Town
 
@@ -110,18 +115,24 @@ def holds(description: str, about: Callable[[str], bool]) -> bool:
     return any(about(sentence) for sentence in _SENTENCE.split(description))
 
 
-def run(owner: User, hours: float, ablations: list[str]) -> tuple[Simulation, float]:
+def run(
+    owner: User,
+    hours: float,
+    ablations: list[str],
+    start: datetime = START,
+    worker_env: dict[str, str] | None = None,
+) -> tuple[Simulation, float]:
     simulation = simulation_create_from_base(
         owner=owner,
         base=N25,
         seed=3,
         name=f"bench emergence {hours:g}h {' '.join(ablations)}".strip(),
         config={"cognition": "paper", "ablations": ablations},
-        start_time=START,
+        start_time=start,
     )
     steps = int(hours * 3600 / simulation.sec_per_step)
     started = time.perf_counter()
-    with private_worker(concurrency=2):
+    with private_worker(env=worker_env, concurrency=2):
         simulation_run(simulation=simulation, steps=steps)
         while Simulation.objects.get(pk=simulation.pk).status == SimulationStatus.RUNNING:
             time.sleep(2)
@@ -311,13 +322,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--ablations", default="", help="comma-separated, e.g. no_reflection (none by default)"
     )
+    parser.add_argument(
+        "--start", default=START.isoformat(), help="sim time to start at (ISO, UTC)"
+    )
+    parser.add_argument(
+        "--local-model",
+        action="store_true",
+        help="run through the openai backend on the local model (make install-local)",
+    )
     args = parser.parse_args(argv)
-    report: dict[str, Any] = {**stamp(), "backend": "offline", "cognition": "paper"}
+    backend = "openai: local SmolLM2-135M-Instruct" if args.local_model else "offline"
+    report: dict[str, Any] = {**stamp(), "backend": backend, "cognition": "paper"}
     wall: float | None = None
     if args.simulation is None:
         owner, _ = User.objects.get_or_create(username="bench")
         ablations = [a.strip() for a in args.ablations.split(",") if a.strip()]
-        simulation, wall = run(owner, args.hours, ablations)
+        start = datetime.fromisoformat(args.start).replace(tzinfo=UTC)
+        if args.local_model:
+            with LocalModelServer() as server, override_settings(**server.settings()):
+                simulation, wall = run(owner, args.hours, ablations, start, server.env())
+        else:
+            simulation, wall = run(owner, args.hours, ablations, start)
     else:
         simulation = Simulation.objects.get(pk=args.simulation)
     agents = simulation.agents.count()
@@ -339,10 +364,13 @@ def main(argv: list[str] | None = None) -> None:
     # The calls of the run: those of rating the seed memories at creation come before it.
     since = simulation.run_started_at or simulation.created_at
     report["model_usage"] = usage(simulation, agents, hours or 1.0, since)
+    report["model_usage"]["fallback_rate"] = model_call_fallback_rate(simulation=simulation)
     report["paper"] = PAPER
     report["note"] = (
-        "offline backend: rules, not a model; the numbers show the mechanics of the social "
-        "loop (memos with sources, commitments, plans citing them, walking there), not what "
-        "a language model would make of them"
+        "local SmolLM2-135M: a 135M-parameter model on a CPU, a floor, not the paper's GPT-3.5"
+        if args.local_model
+        else "offline backend: rules, not a model; the numbers show the mechanics of the "
+        "social loop (memos with sources, commitments, plans citing them, walking there), "
+        "not what a language model would make of them"
     )
     print(json.dumps(report, indent=2, default=str))
