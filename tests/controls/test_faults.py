@@ -424,6 +424,7 @@ def test_an_interview_answer_too_long_is_a_502_not_a_500(
     settings.SMALLVILLE_LLM_MODEL = "fake-model"
     settings.SMALLVILLE_LLM_MAX_REASKS = 1
     settings.SMALLVILLE_LLM_BACKOFF_BASE = 0.01
+    settings.SMALLVILLE_LLM_FALLBACK = "fail"  # the default takes the fail-safe (next test)
     fake_openai.default = ok({"answer": "la " * 2000})  # over the answer's 2,000 characters
     interviews = Interview.objects.count()
     response = api.post(
@@ -435,6 +436,28 @@ def test_an_interview_answer_too_long_is_a_502_not_a_500(
     error = error_of(response)
     assert error["code"] == "model_output_invalid" and error["message"]
     assert Interview.objects.count() == interviews
+
+
+@pytest.mark.django_db
+def test_an_interview_answer_still_too_long_takes_the_fail_safe_answer(
+    api: APIClient, settings: Any, fake_openai: FakeOpenAI
+) -> None:
+    simulation = create(api)
+    settings.SMALLVILLE_LLM_BACKEND = "openai"
+    settings.SMALLVILLE_LLM_BASE_URL = fake_openai.base_url
+    settings.SMALLVILLE_LLM_API_KEY = "test-key"
+    settings.SMALLVILLE_LLM_MODEL = "fake-model"
+    settings.SMALLVILLE_LLM_MAX_REASKS = 1
+    fake_openai.default = ok({"answer": "la " * 2000})
+    response = api.post(
+        f"/api/simulations/{simulation['id']}/residents/{ISABELLA}/interview/",
+        {"persona": "a reporter", "question": "Tell me everything."},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    call = ModelCall.objects.filter(task="interview").latest("id")
+    assert call.fallback and call.attempts == 2 and call.output is not None
+    assert response.json()["answer"] == call.output["answer"]  # the offline policy's answer
 
 
 def test_every_model_failure_maps_to_a_502_or_503() -> None:
