@@ -235,7 +235,11 @@ def density(
             if other != m.agent and other in m.description:
                 pairs.add(frozenset((m.agent, other)))
     possible = len(residents) * (len(residents) - 1) // 2
-    return {"pairs": len(pairs), "density": round(len(pairs) / possible, 3)}
+    return {
+        "pairs": len(pairs),
+        "possible_pairs": possible,
+        "density": round(len(pairs) / possible, 3) if possible else 0.0,
+    }
 
 
 def emergence_measure(*, simulation: Simulation) -> dict[str, Any]:
@@ -255,6 +259,6 @@ def emergence_measure(*, simulation: Simulation) -> dict[str, Any]:
             "start": start,
             "end": end,
             "end_without_observations_and_plans": density(simulation, memories, None, told),
-            "possible_pairs": 300,
+            "possible_pairs": start["possible_pairs"],
         },
     }
