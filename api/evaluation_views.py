@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from evaluations.models import Evaluation
 from evaluations.selectors import evaluation_get, evaluation_list
 from evaluations.services import EvaluationError, evaluation_create
+from evaluations.tasks import evaluation_enqueue
 
 from .errors import error_responses
 from .evaluation_serializers import EvaluationRequestSerializer, EvaluationSerializer
@@ -38,8 +39,8 @@ class EvaluationsView(APIView):
 
     @extend_schema(
         summary="Evaluate a simulation at a step",
-        description="Creates a pending evaluation of the kinds asked (the paper's section "
-        "6 and 7). A bad kind or condition, or a step the simulation has not reached, is a "
+        description="Creates an evaluation of the kinds asked, run by a worker (the "
+        "paper's sections 6 and 7). A bad kind or condition, or a step the simulation has not reached, is a "
         "400 and creates nothing.",
         parameters=[SIMULATION_ID],
         request=EvaluationRequestSerializer,
@@ -52,6 +53,7 @@ class EvaluationsView(APIView):
             evaluation = evaluation_create(simulation=simulation, **body)
         except EvaluationError as exc:
             raise exceptions.ValidationError({"evaluation": [str(exc)]}) from exc
+        evaluation_enqueue(evaluation=evaluation)
         return Response(EvaluationSerializer(evaluation).data, status=status.HTTP_201_CREATED)
 
 

@@ -104,6 +104,13 @@ def evaluation_start(*, evaluation: Evaluation, total: int) -> bool:
     return started == 1
 
 
+def evaluation_progress(*, evaluation: Evaluation, done: int) -> None:
+    """Raise the count of units done to `done` (never lower it: a re-run repeats units)."""
+    Evaluation.objects.filter(
+        pk=evaluation.pk, status=EvaluationStatus.RUNNING, done__lt=done, total__gte=done
+    ).update(done=done)
+
+
 def evaluation_finish(*, evaluation: Evaluation, result: dict[str, object]) -> bool:
     """Running -> done with its result, once; a done evaluation never changes again."""
     finished = Evaluation.objects.filter(pk=evaluation.pk, status=EvaluationStatus.RUNNING).update(
