@@ -40,8 +40,8 @@ class EvaluationsView(APIView):
     @extend_schema(
         summary="Evaluate a simulation at a step",
         description="Creates an evaluation of the kinds asked, run by a worker (the "
-        "paper's sections 6 and 7). A bad kind or condition, or a step the simulation has not reached, is a "
-        "400 and creates nothing.",
+        "paper's sections 6 and 7). A bad kind or condition, or a step the simulation "
+        "has not reached, is a 400 and creates nothing.",
         parameters=[SIMULATION_ID],
         request=EvaluationRequestSerializer,
         responses={201: EvaluationSerializer, **error_responses(400, 401, 404)},
