@@ -25,6 +25,7 @@ BENCHES = (
     "cognition",
     "load",
     "emergence",
+    "evaluation",
 )
 
 
