@@ -27,4 +27,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("api.reflection_urls")),
     path("", include("api.control_urls")),
     path("", include("api.cognition_urls")),
+    path("", include("api.evaluation_urls")),
 ]

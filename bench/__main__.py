@@ -26,6 +26,7 @@ BENCHES = (
     "load",
     "emergence",
     "local_model",
+    "evaluation",
 )
 
 

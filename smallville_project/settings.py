@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "agents",
     "llm",
     "agents.reflection",
+    "evaluations",
     "api",
 ]
 

@@ -1,0 +1,42 @@
+"""The API's shapes of evaluations: what a request asks for and what a response says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from evaluations.conditions import Condition
+from evaluations.models import Evaluation, EvaluationKind
+
+
+class EvaluationRequestSerializer(serializers.Serializer[Any]):
+    kinds = serializers.ListField(
+        child=serializers.ChoiceField(choices=EvaluationKind.choices), min_length=1
+    )
+    step = serializers.IntegerField(min_value=0, required=False, help_text="default: now")
+    conditions = serializers.ListField(
+        child=serializers.ChoiceField(choices=[*Condition.choices, ("human", "human")]),
+        required=False,
+        help_text="default: the paper's four",
+    )
+    facts = serializers.ListField(child=serializers.CharField(max_length=200), required=False)
+
+
+class EvaluationSerializer(serializers.ModelSerializer[Evaluation]):
+    class Meta:
+        model = Evaluation
+        fields = [
+            "number",
+            "step",
+            "kinds",
+            "conditions",
+            "facts",
+            "status",
+            "done",
+            "total",
+            "result",
+            "created_at",
+            "finished_at",
+        ]
+        read_only_fields = fields

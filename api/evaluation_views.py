@@ -1,0 +1,72 @@
+"""Views of evaluations: start one on the requester's simulation, list them, read one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from evaluations.models import Evaluation
+from evaluations.selectors import evaluation_get, evaluation_list
+from evaluations.services import EvaluationError, evaluation_create
+from evaluations.tasks import evaluation_enqueue
+
+from .errors import error_responses
+from .evaluation_serializers import EvaluationRequestSerializer, EvaluationSerializer
+from .lookups import SIMULATION_ID, request_body, simulation_owned
+from .parsers import JSONParser
+
+NUMBER = OpenApiParameter("number", int, OpenApiParameter.PATH, description="evaluation number")
+
+
+class EvaluationsView(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        summary="List a simulation's evaluations",
+        parameters=[SIMULATION_ID],
+        responses={200: EvaluationSerializer(many=True), **error_responses(401, 404)},
+    )
+    def get(self, request: Request, **kwargs: Any) -> Response:
+        simulation = simulation_owned(request, kwargs["simulation_pk"])
+        return Response(
+            EvaluationSerializer(evaluation_list(simulation=simulation), many=True).data
+        )
+
+    @extend_schema(
+        summary="Evaluate a simulation at a step",
+        description="Creates an evaluation of the kinds asked, run by a worker (the "
+        "paper's sections 6 and 7). A bad kind or condition, or a step the simulation "
+        "has not reached, is a 400 and creates nothing.",
+        parameters=[SIMULATION_ID],
+        request=EvaluationRequestSerializer,
+        responses={201: EvaluationSerializer, **error_responses(400, 401, 404)},
+    )
+    def post(self, request: Request, **kwargs: Any) -> Response:
+        simulation = simulation_owned(request, kwargs["simulation_pk"])
+        body = request_body(EvaluationRequestSerializer, request)
+        try:
+            evaluation = evaluation_create(simulation=simulation, **body)
+        except EvaluationError as exc:
+            raise exceptions.ValidationError({"evaluation": [str(exc)]}) from exc
+        evaluation_enqueue(evaluation=evaluation)
+        return Response(EvaluationSerializer(evaluation).data, status=status.HTTP_201_CREATED)
+
+
+class EvaluationView(APIView):
+    @extend_schema(
+        summary="An evaluation: its progress and, once done, its result",
+        parameters=[SIMULATION_ID, NUMBER],
+        responses={200: EvaluationSerializer, **error_responses(401, 404)},
+    )
+    def get(self, request: Request, **kwargs: Any) -> Response:
+        simulation = simulation_owned(request, kwargs["simulation_pk"])
+        try:
+            evaluation = evaluation_get(simulation=simulation, number=kwargs["number"])
+        except Evaluation.DoesNotExist:
+            raise exceptions.NotFound() from None
+        return Response(EvaluationSerializer(evaluation).data)

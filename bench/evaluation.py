@@ -1,0 +1,65 @@
+"""An evaluation of a finished run, timed: `python -m bench evaluation [--simulation ID]`.
+
+Evaluates the newest finished base_the_ville_n25 simulation (or `--simulation ID`) with
+the kinds built so far (diffusion, relationships, coordination) through the same runner
+as `manage.py evaluate`, and reports the wall time and the model calls and tokens the
+evaluation made, by task (none yet: the emergence measures read the memory stream and
+the event log; interviews and the judge are not built). Offline numbers show mechanics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from django.db.models import Count, Sum
+from django.utils import timezone
+
+from bench.machine import stamp
+from evaluations.runner import evaluation_run
+from evaluations.services import evaluation_create
+from llm.models import ModelCall
+from world.models import Simulation
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench evaluation", description=__doc__)
+    parser.add_argument("--simulation", type=int, default=None)
+    args = parser.parse_args(argv)
+    if args.simulation is None:
+        simulation = (
+            Simulation.objects.filter(name__contains="emergence", status__in=["idle", "finished"])
+            .filter(step__gte=17_280)
+            .order_by("-pk")
+            .first()
+        )
+        if simulation is None:
+            raise SystemExit("no finished two-day n25 run; give --simulation ID")
+    else:
+        simulation = Simulation.objects.get(pk=args.simulation)
+    kinds = ["diffusion", "relationships", "coordination"]
+    since = timezone.now()
+    started = time.perf_counter()
+    evaluation = evaluation_run(evaluation=evaluation_create(simulation=simulation, kinds=kinds))
+    wall = time.perf_counter() - started
+    calls = (
+        ModelCall.objects.filter(simulation=simulation, created_at__gte=since)
+        .values("task")
+        .annotate(
+            calls=Count("id"), prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens")
+        )
+    )
+    report: dict[str, Any] = {
+        **stamp(),
+        "simulation": simulation.pk,
+        "steps": simulation.step,
+        "residents": simulation.agents.count(),
+        "evaluation": evaluation.number,
+        "kinds": kinds,
+        "wall_seconds": round(wall, 2),
+        "model_calls_by_task": {c["task"]: c for c in calls},
+        "result": evaluation.result,
+    }
+    print(json.dumps(report, indent=2, default=str))

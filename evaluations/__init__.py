@@ -1,0 +1,1 @@
+"""The paper's evaluation (sections 6 and 7): interviews, judging, ranking, emergence."""

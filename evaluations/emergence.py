@@ -1,0 +1,264 @@
+"""Emergence, read from the memory stream and the event log: diffusion, attendance, density.
+
+The paper's section 7 measures, on any simulation (Park et al. 2023).
+
+Information diffusion. A resident holds a piece of news when one of its memories (any
+kind: a memo, a conversation, a reflection...) states the key facts in one sentence: the
+party is "party" with "Hobbs Cafe" or "Valentine"; the candidacy is "Sam Moore" with
+"mayor" or "election" and a word of running ("run", "running", "candidate", "campaign").
+One sentence, not the whole description: a conversation's memory quotes several lines,
+and "Sam Moore and John Lin had a conversation. John Lin said: 'I wonder who will run
+for mayor'" is not news of Sam's candidacy. The word of running keeps out the offline
+reflections passed on as news ("For Sam Moore, local and mayor often go together"): in
+the first two-day run they made 10 of 18 "holders" of the candidacy without it. Holders
+are counted among the other 24 residents (the source excluded) and, as the paper's
+percentages are (its start is "one agent (4%)"), among all 25. Hops follow the memos'
+`source.from` back to the source: a memo heard from the source is hop 1, one heard from
+a hop-1 holder (who held it when it was told) hop 2, and so on; the shortest chain
+counts. A holder with no such chain (it knew from its seed memories, or only a
+conversation memory says it) is "hop unknown". "First heard" is the sim time of its
+first memory that holds the news.
+
+The party. Who is at Hobbs Cafe on Feb 14 between 17:00 and 19:00, from the log: a
+resident's tile is the `tile` of its `agent.created` event until its first `agent.moved`
+event, and the `tile` of its latest `agent.moved` event after that (every tile change is
+an `agent.moved` event: one tile per step, `agent.acting` only sets the path still to
+walk). The tiles it stands on in the window are its tile at the window's first step
+(after that step's move, if any) and those of its moves after it; it is at the party
+when one of them is in the Hobbs Cafe sector of the town's sector layer. Of those, who
+has a plan row (live or superseded) citing a party commitment's memory
+(`PlanItem.source_memory`), and who committed to the party (a `Commitment` whose `what`,
+or the memory it came from, mentions the party). For scale, who was there in the same
+hours the day before, with no party. The paper: 12 invited, 5 came.
+
+Network density. A pair of residents is connected when either has a memory that names
+the other's full name; density is the connected pairs over 25*24/2. At the start: the
+memories of sim time 00:00 (the seed memories); at the end: all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Collection, Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any, NamedTuple
+
+from agents.events import AGENT_CREATED, AGENT_MOVED
+from agents.models import Commitment, PlanItem
+from memories.models import Memory, MemoryKind
+from world.models import Event, Simulation, Town
+
+PARTY_HOST, CANDIDATE = "Isabella Rodriguez", "Sam Moore"
+PARTY_SECTOR = "Hobbs Cafe"
+PARTY_START = datetime(2023, 2, 14, 17, 0, tzinfo=UTC)
+PARTY_END = datetime(2023, 2, 14, 19, 0, tzinfo=UTC)
+PAPER = {
+    "party_knew": "13 of 25 (52%), from 1 (4%)",
+    "candidacy_knew": "8 of 25 (32%), from 1 (4%)",
+    "party_came": "5 of the 12 invited",
+    "network_density": "0.167 -> 0.74",
+}
+_SENTENCE = re.compile(r"(?<=[.!?])[\"']?\s+(?=[A-Z\"'])|;\s+|\n")
+
+
+def about_party(sentence: str) -> bool:
+    lowered = sentence.lower()
+    return "party" in lowered and ("hobbs cafe" in lowered or "valentine" in lowered)
+
+
+_RUNNING = re.compile(r"\brun(?:s|ning)?\b|candida\w*|campaign\w*")
+
+
+def about_candidacy(sentence: str) -> bool:
+    """Sam runs for mayor: not every sentence naming him with "election" says so (the
+    offline reflections' "For Sam Moore, said and election often go together")."""
+    lowered = sentence.lower()
+    return (
+        "sam moore" in lowered
+        and ("mayor" in lowered or "election" in lowered)
+        and _RUNNING.search(lowered) is not None
+    )
+
+
+def holds(description: str, about: Callable[[str], bool]) -> bool:
+    """Whether one sentence of the memory states the news."""
+    return any(about(sentence) for sentence in _SENTENCE.split(description))
+
+
+class Remembered(NamedTuple):
+    agent: str
+    number: int
+    kind: str
+    description: str
+    created: datetime
+    source: dict[str, Any]
+
+
+def _memories(simulation: Simulation) -> list[Remembered]:
+    """Every memory of the simulation, in creation order."""
+    rows = Memory.objects.filter(simulation=simulation).values_list(
+        "agent__name", "number", "kind", "description", "created", "source"
+    )
+    return sorted((Remembered(*row) for row in rows), key=lambda m: (m.created, m.number))
+
+
+def diffusion(
+    simulation: Simulation,
+    memories: list[Remembered],
+    origin: str,
+    about: Callable[[str], bool],
+) -> dict[str, Any]:
+    residents = sorted(simulation.agents.values_list("name", flat=True))
+    others = len(residents) - 1
+    first: dict[str, datetime] = {}
+    hop: dict[str, int] = {origin: 0}
+    at_start: set[str] = set()
+    for agent, _number, _kind, description, created, source in memories:
+        if not holds(description, about):
+            continue
+        first.setdefault(agent, created)
+        if created <= simulation.start_time:
+            at_start.add(agent)
+        teller = (source or {}).get("from")
+        if agent != origin and teller in hop:  # the teller held it when it told
+            hop[agent] = min(hop.get(agent, 1 << 30), hop[teller] + 1)
+    holders = sorted(a for a in first if a != origin)
+    by_hop: dict[str, int] = defaultdict(int)
+    for agent in holders:
+        by_hop[str(hop[agent]) if agent in hop else "unknown"] += 1
+    knew_at_start = sorted(at_start - {origin})
+    return {
+        "source": origin,
+        "source_holds_it": origin in first,
+        "holders": len(holders),
+        "of_the_others": f"{len(holders)} of {others} ({100 * len(holders) / others:.0f}%)",
+        "paper_denominator": f"{len(first)} of {len(residents)} "
+        f"({100 * len(first) / len(residents):.0f}%) with the source",
+        "knew_at_start_besides_the_source": knew_at_start,
+        "by_hop": dict(sorted(by_hop.items())),
+        "residents": {
+            agent: {
+                "hop": hop.get(agent, "unknown"),
+                "first_heard": first[agent].strftime("%Y-%m-%d %H:%M"),
+            }
+            for agent in sorted(holders, key=lambda a: first[a])
+        },
+    }
+
+
+def sector_tiles(town: Town, sector: str) -> set[int]:
+    """The tile indices of a sector, from the town's sector layer and its legend."""
+    ids = {int(row[0]) for row in town.legends["sector"] if row[2].strip() == sector}
+    return {i for i, block in enumerate(town.sector_layer) if block in ids}
+
+
+def present(simulation: Simulation, tiles: set[int], start: datetime, end: datetime) -> list[str]:
+    """The residents standing on one of `tiles` at some step of [start, end], replayed from
+    the log (see the module's docstring)."""
+    first = int((start - simulation.start_time).total_seconds()) // simulation.sec_per_step
+    last = int((end - simulation.start_time).total_seconds()) // simulation.sec_per_step
+    if simulation.step < first:
+        return []
+    town = simulation.town
+    where: dict[str, tuple[int, int]] = {}
+    seen: dict[str, set[int]] = defaultdict(set)
+    events = Event.objects.filter(
+        simulation=simulation, kind__in=[AGENT_CREATED, AGENT_MOVED], step__lte=last
+    ).order_by("seq")
+    for agent, step, payload in events.values_list("agent", "step", "payload").iterator(
+        chunk_size=5000
+    ):
+        if step > first and agent in where and agent not in seen:
+            # It held its tile at the window's first step (a move at that step replaces it).
+            seen[agent].add(town.tile_index(*where[agent]))
+        x, y = payload["tile"]
+        where[agent] = (x, y)
+        if step >= first:
+            seen[agent].add(town.tile_index(x, y))
+    for agent, (x, y) in where.items():
+        if agent not in seen:  # did not move in the window
+            seen[agent].add(town.tile_index(x, y))
+    return sorted(agent for agent, at in seen.items() if at & tiles)
+
+
+def party(simulation: Simulation, memories: list[Remembered]) -> dict[str, Any]:
+    described = {(m.agent, m.number): m.description for m in memories}
+    commitments = Commitment.objects.filter(simulation=simulation).select_related("agent")
+    committed: dict[str, list[int]] = defaultdict(list)  # resident -> party memory numbers
+    for c in commitments:
+        memory = described.get((c.agent.name, c.memory or 0), "")
+        if "party" in c.what.lower() or holds(memory, about_party):
+            committed[c.agent.name].append(c.memory or 0)
+    planned: set[str] = set()
+    for agent, number in PlanItem.objects.filter(
+        simulation=simulation, source_memory__isnull=False
+    ).values_list("agent__name", "source_memory"):
+        cited = described.get((agent, number or 0), "")
+        if number in committed.get(agent, ()) or holds(cited, about_party):
+            planned.add(agent)
+    cafe = sector_tiles(simulation.town, PARTY_SECTOR)
+    came = present(simulation, cafe, PARTY_START, PARTY_END)
+    # Who is there at that hour anyway (the offline routine: dinner at the cafe, Isabella
+    # works there): the same window the day before, when there is no party.
+    usual = present(
+        simulation, cafe, PARTY_START - timedelta(days=1), PARTY_END - timedelta(days=1)
+    )
+    return {
+        "window": f"{PARTY_START:%Y-%m-%d %H:%M}-{PARTY_END:%H:%M} at {PARTY_SECTOR}",
+        "window_reached": simulation.sim_time >= PARTY_END,
+        "committed": len(committed),
+        "committed_residents": sorted(committed),
+        "with_a_plan_row_for_it": len(planned),
+        "at_hobbs_cafe": len(came),
+        "at_hobbs_cafe_residents": came,
+        "at_hobbs_cafe_with_a_plan_row_for_it": len(set(came) & planned),
+        "at_hobbs_cafe_the_day_before_same_hours": len(usual),
+        "committed_and_came": sorted(set(came) & set(committed)),
+    }
+
+
+def density(
+    simulation: Simulation,
+    memories: Iterable[Remembered],
+    until: datetime | None,
+    kinds: Collection[str] = (),
+) -> dict[str, Any]:
+    """Connected pairs (either names the other in a memory of sim time `until` or before,
+    of `kinds` if given) and the density."""
+    residents = list(simulation.agents.values_list("name", flat=True))
+    pairs: set[frozenset[str]] = set()
+    for m in memories:
+        if (until is not None and m.created > until) or (kinds and m.kind not in kinds):
+            continue
+        for other in residents:
+            if other != m.agent and other in m.description:
+                pairs.add(frozenset((m.agent, other)))
+    possible = len(residents) * (len(residents) - 1) // 2
+    return {
+        "pairs": len(pairs),
+        "possible_pairs": possible,
+        "density": round(len(pairs) / possible, 3) if possible else 0.0,
+    }
+
+
+def emergence_measure(*, simulation: Simulation) -> dict[str, Any]:
+    memories = _memories(simulation)
+    start, end = (
+        density(simulation, memories, simulation.start_time),
+        density(simulation, memories, None),
+    )
+    # Seeing someone is not knowing them: the pairs that talked, heard of or thought about
+    # each other (the paper asked each resident whether it knew the other).
+    told = (MemoryKind.CONVERSATION, MemoryKind.THOUGHT, MemoryKind.REFLECTION)
+    return {
+        "party_news": diffusion(simulation, memories, PARTY_HOST, about_party),
+        "candidacy_news": diffusion(simulation, memories, CANDIDATE, about_candidacy),
+        "party": party(simulation, memories),
+        "network_density": {
+            "start": start,
+            "end": end,
+            "end_without_observations_and_plans": density(simulation, memories, None, told),
+            "possible_pairs": start["possible_pairs"],
+        },
+    }

@@ -1,0 +1,52 @@
+"""Hallucination: an answer that claims to know a person or a fact no memory stands behind."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from evaluations.emergence import holds
+from memories.models import Memory
+from world.models import Agent
+
+# A denial anywhere wins over a "yes": "Yes... well, no, I don't know her" is no claim.
+_DENIAL = re.compile(
+    r"\b(?:no|nope|not sure|don't know|do not know|never (?:heard|met)|haven't (?:heard|met)"
+    r"|don't remember|do not remember|not familiar)\b",
+    re.IGNORECASE,
+)
+_CLAIM = re.compile(
+    r"^\W*(?:yes|yeah|of course|sure|certainly)\b|\bI(?: know| have heard|'ve heard| heard| met)\b",
+    re.IGNORECASE,
+)
+
+
+def claims_to_know(answer: str) -> bool:
+    """Whether an answer says yes to "Do you know ...?" (a rule, read by the tests)."""
+    return _DENIAL.search(answer) is None and _CLAIM.search(answer) is not None
+
+
+@dataclass(frozen=True)
+class Claim:
+    agent: str
+    about: str
+    claimed: bool
+    backed: bool
+
+    @property
+    def hallucinated(self) -> bool:
+        return self.claimed and not self.backed
+
+
+def claim_of_person(*, agent: Agent, person: str, answer: str) -> Claim:
+    """A claim to know `person`, backed when one of the agent's memories names them."""
+    backed = Memory.objects.filter(agent=agent, description__contains=person).exists()
+    return Claim(agent.name, person, claims_to_know(answer), backed)
+
+
+def claim_of_fact(*, agent: Agent, fact: str, about: Callable[[str], bool], answer: str) -> Claim:
+    """A claim to know a fact, backed when one sentence of one memory states it."""
+    descriptions = Memory.objects.filter(agent=agent).values_list("description", flat=True)
+    backed = any(holds(d, about) for d in descriptions.iterator())
+    return Claim(agent.name, fact, claims_to_know(answer), backed)

@@ -1,0 +1,45 @@
+"""`manage.py evaluate <simulation> [--kind ...]`: evaluate a simulation here, with progress."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evaluations.models import EvaluationKind
+from evaluations.runner import evaluation_run
+from evaluations.services import EvaluationError, evaluation_create
+from world.models import Simulation
+
+
+class Command(BaseCommand):
+    help = "Evaluate a simulation (the paper's sections 6 and 7) and print the result as JSON."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("simulation", type=int)
+        parser.add_argument("--kind", action="append", choices=EvaluationKind.values, dest="kinds")
+        parser.add_argument("--step", type=int, default=None)
+        parser.add_argument("--compare", type=int, action="append", default=[])
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            simulation = Simulation.objects.get(pk=options["simulation"])
+            compared = [Simulation.objects.get(pk=pk) for pk in options["compare"]]
+        except Simulation.DoesNotExist as exc:
+            raise CommandError(f"no such simulation: {exc}") from exc
+        kinds = options["kinds"] or ["diffusion", "relationships", "coordination"]
+        try:
+            evaluation = evaluation_create(
+                simulation=simulation, kinds=kinds, step=options["step"], compared=compared
+            )
+        except EvaluationError as exc:
+            raise CommandError(str(exc)) from exc
+
+        def bar(done: int, total: int) -> None:
+            filled = 30 * done // total
+            self.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total}", ending="")
+
+        evaluation = evaluation_run(evaluation=evaluation, progress=bar)
+        self.stderr.write("")
+        self.stdout.write(json.dumps({"number": evaluation.number, **evaluation.result}, indent=2))

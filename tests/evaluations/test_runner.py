@@ -1,0 +1,62 @@
+"""Running an evaluation: the command and the service finish it once, side by side."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
+
+from agents.services import simulation_create_from_base
+from evaluations.models import Evaluation, EvaluationStatus
+from evaluations.runner import evaluation_run
+from evaluations.services import evaluation_create
+from world.models import Simulation
+
+N3 = "base_the_ville_isabella_maria_klaus"
+
+
+def _simulation(user: User, seed: int) -> Simulation:
+    return simulation_create_from_base(
+        owner=user,
+        base=N3,
+        seed=seed,
+        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
+        config={"cognition": "paper"},
+    )
+
+
+def test_the_command_compares_simulations_and_reports_json(user):
+    a, b = _simulation(user, 8), _simulation(user, 9)
+    out, err = StringIO(), StringIO()
+    call_command(
+        "evaluate", a.pk, "--kind", "relationships", "--compare", b.pk, stdout=out, stderr=err
+    )
+
+    result = json.loads(out.getvalue())
+    assert set(result["simulations"]) == {str(a.pk), str(b.pk)}
+    assert result["simulations"][str(a.pk)]["network_density"]["start"]["pairs"] == 3
+    assert "2/2" in err.getvalue()
+    evaluation = Evaluation.objects.get(simulation=a)
+    assert (evaluation.status, evaluation.done, evaluation.total) == (EvaluationStatus.DONE, 2, 2)
+
+
+def test_a_done_evaluation_is_not_run_again(user):
+    simulation = _simulation(user, 10)
+    evaluation = evaluation_run(
+        evaluation=evaluation_create(simulation=simulation, kinds=["diffusion"])
+    )
+    finished = evaluation.finished_at
+    again = evaluation_run(evaluation=evaluation)
+    assert again.finished_at == finished
+    assert set(again.result["simulations"][str(simulation.pk)]) == {"party_news", "candidacy_news"}
+
+
+def test_the_command_refuses_a_step_beyond_the_simulation(user):
+    simulation = _simulation(user, 11)
+    with pytest.raises(CommandError, match="beyond"):
+        call_command("evaluate", simulation.pk, "--step", "999")
+    assert not Evaluation.objects.exists()
