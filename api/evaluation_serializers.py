@@ -9,18 +9,20 @@ from rest_framework import serializers
 from evaluations.conditions import Condition
 from evaluations.models import Evaluation, EvaluationKind
 
+from .fields import StrictCharField, StrictFieldsMixin, StrictIntegerField
 
-class EvaluationRequestSerializer(serializers.Serializer[Any]):
+
+class EvaluationRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
     kinds = serializers.ListField(
         child=serializers.ChoiceField(choices=EvaluationKind.choices), min_length=1
     )
-    step = serializers.IntegerField(min_value=0, required=False, help_text="default: now")
+    step = StrictIntegerField(min_value=0, required=False, help_text="default: now")
     conditions = serializers.ListField(
         child=serializers.ChoiceField(choices=[*Condition.choices, ("human", "human")]),
         required=False,
         help_text="default: the paper's four",
     )
-    facts = serializers.ListField(child=serializers.CharField(max_length=200), required=False)
+    facts = serializers.ListField(child=StrictCharField(max_length=200), required=False)
 
 
 class EvaluationSerializer(serializers.ModelSerializer[Evaluation]):

@@ -32,6 +32,7 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("post", "/go/"): {"address": "the Ville:Hobbs Cafe:cafe"},
     ("post", "/say/"): {"to": "Klaus Mueller", "text": "Hi"},
     ("put", "/objects/"): {"address": "the Ville:Hobbs Cafe:cafe:piano", "state": "playing"},
+    ("post", "/evaluations/"): {"kinds": ["diffusion"]},
 }
 PUBLIC = {"/api/schema/", "/api/docs/"}
 
