@@ -152,7 +152,7 @@ class OpenAIBackend:
         retries = reasks = 0
         fmt = self.rungs()[0]
         raw = ""
-        schema = request.task.output.model_json_schema()
+        schema = request.task.output_schema
         while True:
             attempt = Attempt(outcome="ok", response_format=fmt)
             attempts.append(attempt)
@@ -245,7 +245,7 @@ def _failed(
 
 
 def _reask(error: str, task: PromptTask[Any]) -> str:
-    schema = json.dumps(task.output.model_json_schema(), separators=(",", ":"))
+    schema = json.dumps(task.output_schema, separators=(",", ":"))
     return (
         f"That reply could not be used: it is {error}. Answer again with only a JSON "
         f"object that matches this JSON schema: {schema}"

@@ -18,7 +18,7 @@ import random
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -47,6 +47,11 @@ class PromptTask(Generic[OutputT]):
 
     def problem_with(self, inputs: Inputs, output: OutputT) -> str:
         return self.check(inputs, output) if self.check else ""
+
+    @cached_property
+    def output_schema(self) -> dict[str, Any]:
+        """The output's JSON schema, made once: every request to a model carries it."""
+        return self.output.model_json_schema()
 
     @cached_property
     def template_text(self) -> str:
@@ -116,11 +121,12 @@ _TOKENS_PER_CHAR = 1 / 3  # English in a BPE vocabulary, with room to spare
 _MAX_OUTPUT_TOKENS = 1536
 
 
+@cache
 def output_token_limit(task: PromptTask[Any]) -> int:
     """The reply's token limit for `task`, sized to its output schema: the longest reply
     the schema allows (string bounds in characters, list bounds in items), with room for
     the JSON around it. A model that rambles is cut off here rather than at the timeout."""
-    schema = task.output.model_json_schema()
+    schema = task.output_schema
     defs = schema.get("$defs", {})
 
     def size(node: Any) -> float:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from functools import cache
 
+from django.db.models import Case, Q, When
+
 from memories.models import Memory, MemoryKind
 from world.models import Agent, Location, LocationKind, Simulation
 
@@ -41,16 +43,15 @@ def memory_important_list(*, agent: Agent, k: int, now: datetime) -> list[str]:
     first, as people talk of where they are going. Plans, observations of others' doings
     and the record of conversations are not news."""
     ahead = Commitment.objects.filter(agent=agent, end__gt=now, memory__isnull=False)
-    first = [n for n in ahead.order_by("start", "number").values_list("memory", flat=True)[:1] if n]
-    rows = Memory.objects.filter(
-        agent=agent,
-        importance__gte=IMPORTANT,
-        kind__in=[MemoryKind.THOUGHT, MemoryKind.REFLECTION],
-    )
-    mine = Memory.objects.filter(agent=agent, number__in=first)
-    going = list(mine.values_list("description", flat=True))
-    rest = rows.exclude(number__in=first).order_by("-importance", "-number")
-    return going + list(rest.values_list("description", flat=True)[: k - len(going)])
+    going = ahead.order_by("start", "number").values_list("memory", flat=True).first()
+    news = Q(importance__gte=IMPORTANT, kind__in=[MemoryKind.THOUGHT, MemoryKind.REFLECTION])
+    rows = Memory.objects.filter(agent=agent)
+    if going is None:
+        rows = rows.filter(news).order_by("-importance", "-number")
+    else:
+        going_first = Case(When(number=going, then=0), default=1)
+        rows = rows.filter(news | Q(number=going)).order_by(going_first, "-importance", "-number")
+    return list(rows.values_list("description", flat=True)[:k])
 
 
 def memory_last_plan_get(*, agent: Agent) -> str | None:
