@@ -25,6 +25,9 @@ that crosses it completes, so a simulation can end at most one call's tokens ove
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, overload
 
 from django.conf import settings
@@ -59,8 +62,24 @@ __all__ = [
     "ModelUnavailable",
     "TaskInputError",
     "UnknownTask",
+    "fallbacks_collected",
     "llm_run",
 ]
+
+# The fallbacks of the calls made inside `fallbacks_collected()`, in this thread.
+_fallbacks: ContextVar[list[dict[str, Any]] | None] = ContextVar("fallbacks", default=None)
+
+
+@contextmanager
+def fallbacks_collected() -> Iterator[list[dict[str, Any]]]:
+    """Collect `{"task", "call"}` for each call in the block that took its task's
+    fail-safe answer, so the events the block writes can say so."""
+    collected: list[dict[str, Any]] = []
+    token = _fallbacks.set(collected)
+    try:
+        yield collected
+    finally:
+        _fallbacks.reset(token)
 
 
 @overload
@@ -97,15 +116,16 @@ def llm_run(
     or a ModelCallFailed subclass once retries and re-asks are spent.
     """
     prompt_task = task_get(task) if isinstance(task, str) else task
-    prompt_task.render(inputs)  # inputs that do not match the template fail here, uncounted
+    backend = backend_get()
+    # The prompt, fitted to the model's window; inputs that do not match the template
+    # fail here, before anything is counted.
+    fitted = backend.fit(prompt_task, inputs)
     if agent is not None:
         if simulation is not None and agent.simulation_id != simulation.pk:
             raise ValueError(f"agent {agent.name} is not in simulation {simulation.pk}")
         simulation = simulation or agent.simulation
     if _in_transaction():
         raise ModelCallInTransaction(ModelCallInTransaction.__doc__)
-    backend = backend_get()
-    fitted = backend.fit(prompt_task, inputs)
     seed = prompt_task.seed(simulation_seed=simulation.seed if simulation else 0, inputs=inputs)
     request = ModelRequest(
         task=prompt_task,
@@ -132,6 +152,8 @@ def llm_run(
     if isinstance(result.failure, ModelOutputInvalid) and backend.name != "offline":
         result = _fail_safe(result, task=prompt_task, inputs=inputs, seed=seed)
     _complete(call, result, started)
+    if result.fallback and (collected := _fallbacks.get()) is not None:
+        collected.append({"task": prompt_task.name, "call": call.pk})
     if result.failure is not None:
         result.failure.call_id = call.pk
         raise result.failure

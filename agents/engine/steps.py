@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import close_old_connections
 
+from llm.port import fallbacks_collected
 from memories.services import memories_embed
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation, SimulationStatus
@@ -168,7 +169,12 @@ def _decide_one(
     cognition: Cognition, context: StepContext, name: str
 ) -> tuple[str, list[EventDraft] | BaseException]:
     try:
-        return name, cognition.decide(context=context, agent=context.agents[name])
+        with fallbacks_collected() as fallbacks:
+            drafts = cognition.decide(context=context, agent=context.agents[name])
+        for draft in drafts if fallbacks else []:
+            # The events say which of their calls took the task's fail-safe answer.
+            draft.payload["fallbacks"] = fallbacks
+        return name, drafts
     except Exception as exc:
         return name, exc
     finally:
