@@ -149,8 +149,17 @@ def ladder_for(dialect: str, start: str = "") -> tuple[str, ...]:
 def refuses_format(status: int | None, message: str) -> bool:
     """Whether an error answer means "not this response format": a 400/422, or a 500 that
     names it (llama-cpp-python answers `json_schema` with "Input should be 'text' or
-    'json_object'" and status 500)."""
+    'json_object'" and status 500). A prompt longer than the context window is a 400 too,
+    and no other format would fit it: that is not a refusal of the format."""
+    text = message.lower()
+    if any(w in text for w in _OVERFLOW_WORDS):
+        return False
     if status in (400, 422):
         return True
-    text = message.lower()
     return status == 500 and any(w in text for w in ("response_format", "json_object", "schema"))
+
+
+# How servers word a prompt too long for the window: llama-cpp-python ("Requested tokens
+# (N) exceed context window of M"), llama-server ("exceeds the available context size"),
+# OpenAI and vLLM ("maximum context length").
+_OVERFLOW_WORDS = ("context window", "context size", "context length", "context_length")

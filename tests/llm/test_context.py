@@ -64,3 +64,5 @@ def test_dialects_are_told_by_the_models_list_and_refusals() -> None:
     assert refuses_format(422, "anything")
     assert not refuses_format(500, "internal error")
     assert not refuses_format(503, "response_format")
+    assert not refuses_format(400, "Requested tokens (2300) exceed context window of 2048")
+    assert not refuses_format(400, "the request exceeds the available context size")

@@ -210,6 +210,22 @@ def test_a_500_that_names_the_format_steps_down_and_a_plain_500_is_retried(
     assert formats == ["json_schema", "json_object", "json_object", "json_object"]
 
 
+def test_a_prompt_too_long_for_the_window_is_rejected_not_a_format_step_down(
+    openai_llm: FakeOpenAI,
+) -> None:
+    """llama-cpp-python answers an overlong prompt with a 400; no other format would fit
+    it, so the backend keeps its format and the call fails typed, pointing at the ledger."""
+    overflow = "Requested tokens (2300) exceed context window of 2048"
+    openai_llm.push(error(400, overflow), ok({"importance": 5}))
+    with pytest.raises(ModelRequestRejected) as failed:
+        rate()
+    assert failed.value.call_id == last_call().pk
+    assert outcomes(last_call()) != ["format_unsupported", "ok"]
+    assert rate().importance == 5
+    formats = [r["body"].get("response_format", {}).get("type") for r in openai_llm.requests]
+    assert formats == ["json_schema", "json_schema"]
+
+
 @pytest.mark.parametrize(
     ("dialect", "expected"),
     [
