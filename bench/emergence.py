@@ -23,22 +23,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.test.utils import override_settings
 
-from agents.engine import simulation_run
 from agents.services import simulation_create_from_base
-from agents.workerproc import private_worker
 from bench.cognition import usage
 from bench.machine import stamp
+from bench.runs import bench_owner, run_through_worker
 from evaluations.emergence import PAPER, emergence_measure
 from llm.local import LocalModelServer
 from llm.selectors import model_call_fallback_rate
-from world.models import Simulation, SimulationStatus
+from world.models import Simulation
 
 N25 = "base_the_ville_n25"
 START = datetime(2023, 2, 13, 0, 0, tzinfo=UTC)
@@ -50,6 +48,7 @@ def run(
     ablations: list[str],
     start: datetime = START,
     worker_env: dict[str, str] | None = None,
+    wall_limit: float | None = None,
 ) -> tuple[Simulation, float]:
     simulation = simulation_create_from_base(
         owner=owner,
@@ -60,13 +59,7 @@ def run(
         start_time=start,
     )
     steps = int(hours * 3600 / simulation.sec_per_step)
-    started = time.perf_counter()
-    with private_worker(env=worker_env, concurrency=2):
-        simulation_run(simulation=simulation, steps=steps)
-        while Simulation.objects.get(pk=simulation.pk).status == SimulationStatus.RUNNING:
-            time.sleep(2)
-    elapsed = time.perf_counter() - started
-    simulation.refresh_from_db()
+    elapsed = run_through_worker(simulation, steps, env=worker_env, wall_limit=wall_limit)
     return simulation, elapsed
 
 
@@ -81,6 +74,12 @@ def main(argv: list[str] | None = None) -> None:
         "--start", default=START.isoformat(), help="sim time to start at (ISO, UTC)"
     )
     parser.add_argument(
+        "--wall-limit",
+        type=float,
+        default=None,
+        help="pause the run after this many wall seconds and measure what it reached",
+    )
+    parser.add_argument(
         "--local-model",
         action="store_true",
         help="run through the openai backend on the local model (make install-local)",
@@ -90,14 +89,16 @@ def main(argv: list[str] | None = None) -> None:
     report: dict[str, Any] = {**stamp(), "backend": backend, "cognition": "paper"}
     wall: float | None = None
     if args.simulation is None:
-        owner, _ = User.objects.get_or_create(username="bench")
+        owner = bench_owner()
         ablations = [a.strip() for a in args.ablations.split(",") if a.strip()]
         start = datetime.fromisoformat(args.start).replace(tzinfo=UTC)
         if args.local_model:
             with LocalModelServer() as server, override_settings(**server.settings()):
-                simulation, wall = run(owner, args.hours, ablations, start, server.env())
+                simulation, wall = run(
+                    owner, args.hours, ablations, start, server.env(), args.wall_limit
+                )
         else:
-            simulation, wall = run(owner, args.hours, ablations, start)
+            simulation, wall = run(owner, args.hours, ablations, start, None, args.wall_limit)
     else:
         simulation = Simulation.objects.get(pk=args.simulation)
     agents = simulation.agents.count()
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> None:
         "steps": simulation.step,
         "sim_hours": round(hours, 2),
         "wall_seconds": None if wall is None else round(wall, 1),
+        "wall_limit": args.wall_limit,
         "conversations": simulation.conversations.count(),
         "commitments": simulation.commitments.count(),
     }

@@ -22,27 +22,24 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-from django.contrib.auth.models import User
 from django.test.utils import override_settings
 
-from agents.engine import simulation_run
 from agents.services import simulation_create_from_base
-from agents.workerproc import private_worker
 from llm.local import LocalModelServer
 from llm.models import ModelCall
-from world.models import Simulation, SimulationStatus
+from world.models import SimulationStatus
 
 from .machine import stamp
+from .runs import bench_owner, run_through_worker
 
 N3 = "base_the_ville_isabella_maria_klaus"
 STEPS_PER_HOUR = 360
 
 
 def _run(seed: int, hours: float, server: LocalModelServer) -> dict[str, Any]:
-    owner, _ = User.objects.get_or_create(username="bench")
     started = time.monotonic()
     simulation = simulation_create_from_base(
-        owner=owner,
+        owner=bench_owner(),
         base=N3,
         seed=seed,
         name=f"bench local_model seed {seed}",
@@ -50,11 +47,7 @@ def _run(seed: int, hours: float, server: LocalModelServer) -> dict[str, Any]:
         config={"cognition": "paper"},
     )
     steps = round(hours * STEPS_PER_HOUR)
-    with private_worker(env=server.env(), concurrency=2):
-        simulation_run(simulation=simulation, steps=steps)
-        while Simulation.objects.get(pk=simulation.pk).status == SimulationStatus.RUNNING:
-            time.sleep(1)
-    simulation.refresh_from_db()
+    run_through_worker(simulation, steps, env=server.env())
     calls = ModelCall.objects.filter(simulation=simulation)
     total, fell_back = calls.count(), calls.filter(fallback=True).count()
     return {

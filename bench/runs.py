@@ -1,0 +1,79 @@
+"""Runs for the benches: a simulation driven through a private real worker, with a wall
+limit, after pausing the bench's own runs left running by an earlier, interrupted bench.
+
+Why pause left-overs: a worker's watchdog resumes every running simulation in the
+database whose tick was lost, so a bench killed mid-run leaves a run that the next bench's
+worker picks up and shares the CPU (and the model server's one slot) with.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+
+from django.contrib.auth.models import User
+
+from agents.engine import simulation_pause, simulation_run
+from agents.engine.run import RunConflict
+from agents.workerproc import private_worker
+from world.models import Simulation, SimulationStatus
+
+BENCH_USER = "bench"
+
+
+def bench_owner() -> User:
+    owner, _ = User.objects.get_or_create(username=BENCH_USER)
+    return owner
+
+
+def leftovers_pause() -> list[int]:
+    """Pause the bench user's running simulations; warn of anyone else's (left alone)."""
+    running = Simulation.objects.filter(status=SimulationStatus.RUNNING)
+    paused = []
+    for simulation in running.filter(owner__username=BENCH_USER):
+        try:
+            simulation_pause(simulation=simulation)
+        except RunConflict:
+            continue  # it ended meanwhile
+        paused.append(simulation.pk)
+    others = list(running.exclude(owner__username=BENCH_USER).values_list("pk", flat=True))
+    if paused:
+        print(f"paused left-over bench runs {paused}", file=sys.stderr)
+    if others:
+        print(
+            f"warning: simulations {others} are running; a worker started here may resume "
+            "them and share the machine with this bench",
+            file=sys.stderr,
+        )
+    return paused
+
+
+def run_through_worker(
+    simulation: Simulation,
+    steps: int,
+    *,
+    env: dict[str, str] | None = None,
+    wall_limit: float | None = None,
+    concurrency: int = 2,
+) -> float:
+    """Run `steps` through a private worker until the run ends or `wall_limit` seconds
+    pass (then pause it after the step in flight); the wall seconds it took."""
+    leftovers_pause()
+    started = time.perf_counter()
+    with private_worker(env=env, concurrency=concurrency):
+        simulation_run(simulation=simulation, steps=steps)
+        while _status(simulation) == SimulationStatus.RUNNING:
+            if wall_limit is not None and time.perf_counter() - started > wall_limit:
+                # Paused, the run stops after the step in flight; stopping the worker
+                # below waits for it (a warm shutdown).
+                with contextlib.suppress(RunConflict):  # it ended meanwhile
+                    simulation_pause(simulation=Simulation.objects.get(pk=simulation.pk))
+                break
+            time.sleep(1)
+    simulation.refresh_from_db()
+    return time.perf_counter() - started
+
+
+def _status(simulation: Simulation) -> str:
+    return Simulation.objects.values_list("status", flat=True).get(pk=simulation.pk)
