@@ -23,6 +23,7 @@ import json
 import math
 import random
 import re
+import sys
 import threading
 import time
 import urllib.request
@@ -35,7 +36,7 @@ from django.core.cache import cache
 from openai.types.chat import ChatCompletionMessageParam
 
 from .backends import Attempt, BackendResult, LLMConfig, Message, ModelRequest, ms_since
-from .context import Fitted, prompt_fit
+from .context import MESSAGE_OVERHEAD, MIN_REPLY, Fitted, prompt_fit
 from .dialects import dialect_from_models, ladder_for, refuses_format, request_options
 from .errors import ModelCallFailed, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
 from .replies import OutputInvalid, parse_reply
@@ -132,6 +133,15 @@ class OpenAIBackend:
             self._window = int(generation.get("n_ctx") or props.get("n_ctx") or 0)
         return self._window
 
+    def _room(self, messages: list[Message]) -> int:
+        """Tokens left for the reply after `messages` in the context window (plenty when
+        the window is not known)."""
+        window = self.config.context_tokens or self._server_window()
+        if not window:
+            return sys.maxsize
+        text = "\n".join(m["content"] for m in messages)
+        return window - self._count(text) - MESSAGE_OVERHEAD * len(messages)
+
     def _count(self, text: str) -> int:
         """Tokens of `text` as the server counts them: our count scaled by the ratio of the
         server's tokenizer (llama-cpp-python's /extras/tokenize) to ours, measured once on
@@ -153,6 +163,7 @@ class OpenAIBackend:
         fmt = self.rungs()[0]
         raw = ""
         schema = request.task.output_schema
+        max_tokens = request.max_tokens or output_token_limit(request.task)
         while True:
             attempt = Attempt(outcome="ok", response_format=fmt)
             attempts.append(attempt)
@@ -163,7 +174,7 @@ class OpenAIBackend:
                         model=self.model,
                         messages=cast(list[ChatCompletionMessageParam], messages),
                         seed=request.seed % 2**31,
-                        max_tokens=request.max_tokens or output_token_limit(request.task),
+                        max_tokens=max_tokens,
                         **request_options(fmt, name=request.task.name, schema=schema),
                     )
             except openai.APIError as exc:
@@ -175,7 +186,9 @@ class OpenAIBackend:
                         attempt.outcome, fmt = "format_unsupported", lower
                         continue
                 if attempt.outcome == "rejected":
-                    return _failed(ModelRequestRejected, request, attempts, raw, usage)
+                    # Refused on a re-ask, the output stayed invalid: the task's fail-safe.
+                    kind = ModelOutputInvalid if reasks else ModelRequestRejected
+                    return _failed(kind, request, attempts, raw, usage)
                 if retries >= self.config.max_retries:
                     return _failed(ModelUnavailable, request, attempts, raw, usage)
                 retries += 1
@@ -201,7 +214,9 @@ class OpenAIBackend:
             )
             _add_usage(usage, reported)
             try:
-                output = parse_reply(raw, request.task.output)
+                output = request.task.repaired(
+                    request.inputs, parse_reply(raw, request.task.output)
+                )
                 problem = request.task.problem_with(request.inputs, output)
                 if problem:
                     raise OutputInvalid(problem)
@@ -210,10 +225,17 @@ class OpenAIBackend:
                 if reasks >= self.config.max_reasks:
                     return _failed(ModelOutputInvalid, request, attempts, raw, usage)
                 reasks += 1
-                messages += [
-                    {"role": "assistant", "content": raw},
-                    {"role": "user", "content": _reask(str(exc), request.task)},
-                ]
+                reask: Message = {"role": "user", "content": _reask(str(exc), request.task)}
+                candidates = (
+                    [*messages, {"role": "assistant", "content": raw}, reask],
+                    # A long wrong reply may not fit the window again: ask without it.
+                    [*request.messages, reask],
+                )
+                fitting = [(c, room) for c in candidates if (room := self._room(c)) >= MIN_REPLY]
+                if not fitting:
+                    return _failed(ModelOutputInvalid, request, attempts, raw, usage)
+                messages, room = fitting[0]
+                max_tokens = min(max_tokens, room)
                 continue
             return BackendResult(output=output, raw_reply=raw, attempts=attempts, usage=usage)
 

@@ -44,9 +44,16 @@ class PromptTask(Generic[OutputT]):
     # What the schema cannot say, checked after parsing against the inputs: "" when the
     # output will do, else the problem (a model's reply is then re-asked with it).
     check: Callable[[Inputs, OutputT], str] | None = None
+    # A rule that mends a parsed reply before the check, where the reference
+    # implementation mends it too (hours left empty are slept): a small model's reply
+    # keeps its content instead of falling back whole.
+    repair: Callable[[Inputs, OutputT], OutputT] | None = None
 
     def problem_with(self, inputs: Inputs, output: OutputT) -> str:
         return self.check(inputs, output) if self.check else ""
+
+    def repaired(self, inputs: Inputs, output: OutputT) -> OutputT:
+        return self.repair(inputs, output) if self.repair else output
 
     @cached_property
     def output_schema(self) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import date
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -14,6 +15,7 @@ from llm.tasks import Inputs, PromptTask, task_register
 from . import offline, offline_actions, offline_news, offline_talk
 
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
+_DATE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 
 
 class _Strict(BaseModel):
@@ -21,8 +23,18 @@ class _Strict(BaseModel):
 
 
 def _time(value: str) -> str:
+    """A HH:MM time, zero-padded ("9:00" is "09:00") as what reads it expects."""
     if not _HHMM.match(value):
         raise ValueError(f"{value!r} is not a HH:MM time")
+    hours, minutes = value.split(":")
+    return f"{int(hours):02d}:{minutes}"
+
+
+def _date(value: str) -> str:
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a date") from None
     return value
 
 
@@ -65,8 +77,11 @@ class Block(PlanEntry):
     arena: str = Field(max_length=300)
 
 
+BLOCKS_MAX = 48
+
+
 class HourlySchedule(_Strict):
-    blocks: list[Block] = Field(min_length=1, max_length=48)
+    blocks: list[Block] = Field(min_length=1, max_length=BLOCKS_MAX)
 
 
 class Action(_Strict):
@@ -98,12 +113,14 @@ class CommitmentOut(_Strict):
 
     what: str = Field(min_length=1, max_length=300)
     place: str = Field(min_length=1, max_length=300)
-    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
-    start: str
-    end: str
+    date: str = Field(pattern=_DATE.pattern)
+    # Patterns in the schema: a grammar engine then makes the model write real times.
+    start: str = Field(pattern=_HHMM.pattern)
+    end: str = Field(pattern=_HHMM.pattern)
 
     _start = field_validator("start")(_time)
     _end = field_validator("end")(_time)
+    _day = field_validator("date")(_date)
 
 
 class Takeaways(_Strict):
@@ -162,6 +179,41 @@ def _day_covered(schedule: HourlySchedule) -> str:
     if covered < 24 * 60:
         return f"the blocks end at {covered // 60:02d}:{covered % 60:02d}, not 24:00"
     return ""
+
+
+def _day_filled(schedule: HourlySchedule) -> HourlySchedule:
+    """The reference implementation's mend for hours a schedule leaves empty: the night
+    before the first block and after the last is slept (at the first block's place, where
+    the day starts), and a gap between blocks goes on with the block before it."""
+    blocks = sorted(schedule.blocks, key=lambda b: _minutes_of(b.start))
+    first = blocks[0]
+    filled: list[Block] = []
+    if (start := _minutes_of(first.start)) > 0:
+        filled.append(_sleep(first, 0, start))
+    for block in blocks:
+        if filled and (gap := _minutes_of(block.start) - _end_of(filled[-1])) > 0:
+            previous = filled[-1]
+            filled[-1] = previous.model_copy(
+                update={"duration_minutes": previous.duration_minutes + gap}
+            )
+        filled.append(block)
+    if (end := max(_end_of(block) for block in filled)) < 24 * 60:
+        filled.append(_sleep(first, end, 24 * 60))
+    return HourlySchedule(blocks=filled[:BLOCKS_MAX])
+
+
+def _sleep(at: Block, start: int, end: int) -> Block:
+    return Block(
+        description="sleeping",
+        start=f"{start // 60:02d}:{start % 60:02d}",
+        duration_minutes=end - start,
+        sector=at.sector,
+        arena=at.arena,
+    )
+
+
+def _end_of(block: Block) -> int:
+    return _minutes_of(block.start) + block.duration_minutes
 
 
 def _minutes_of(hhmm: str) -> int:
@@ -237,6 +289,7 @@ HOURLY_SCHEDULE = task_register(
         offline=_hourly,
         description="the day plan as hour blocks at known places",
         check=lambda _inputs, schedule: _day_covered(schedule),
+        repair=lambda _inputs, schedule: _day_filled(schedule),
     )
 )
 DECOMPOSE = task_register(

@@ -152,8 +152,10 @@ class FakeOpenAI:
                 try:
                     if self.path.endswith("/embeddings"):
                         self._embeddings(body)
-                    else:
+                    elif self.path.endswith("/chat/completions"):
                         self._chat(body)
+                    else:  # no tokenizer endpoint, as OpenAI's own API
+                        self._send(404, {"error": {"message": "not found", "type": "scripted"}})
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client timed out and left
                 finally:

@@ -7,6 +7,7 @@ or a typed failure) and the ledger records the attempts and errors.
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -336,3 +337,66 @@ def test_strict_mode_only_for_closed_schemas() -> None:
     assert strict_compatible(Importance.model_json_schema())
     assert strict_compatible(Closed.model_json_schema())
     assert not strict_compatible(Loose.model_json_schema())
+
+
+def test_hours_a_schedule_leaves_empty_are_slept_not_a_fallback(openai_llm: FakeOpenAI) -> None:
+    """A small model's hour blocks that start at 07:00, skip 12:00-13:00 and end at 20:00
+    keep the model's blocks: the night is slept at the first block's place and the gap
+    goes on with the block before it, as the reference implementation mends them."""
+    from agents.cognition.prompts import HOURLY_SCHEDULE
+
+    place = {"sector": "Isabella Rodriguez's apartment", "arena": "main room"}
+    cafe = {"sector": "Hobbs Cafe", "arena": "cafe"}
+    blocks = [
+        {"description": "wake up and get ready", "start": "07:00", "duration_minutes": 60, **place},
+        {"description": "open the cafe", "start": "08:00", "duration_minutes": 240, **cafe},
+        {"description": "serve customers", "start": "13:00", "duration_minutes": 420, **cafe},
+    ]
+    openai_llm.push(ok({"blocks": blocks}))
+    inputs = {
+        "agent_name": "Isabella Rodriguez",
+        "summary": "Isabella runs Hobbs Cafe.",
+        "day_plan": "wake up at 7, open the cafe at 8",
+        "living_area": "Isabella Rodriguez's apartment:main room",
+        "places": "Hobbs Cafe:cafe",
+    }
+    schedule = llm_run(task=HOURLY_SCHEDULE, inputs=inputs)
+    got = [(b.description, b.start, b.duration_minutes, b.sector) for b in schedule.blocks]
+    assert got == [
+        ("sleeping", "00:00", 420, place["sector"]),
+        ("wake up and get ready", "07:00", 60, place["sector"]),
+        ("open the cafe", "08:00", 300, cafe["sector"]),  # on through the empty noon
+        ("serve customers", "13:00", 420, cafe["sector"]),
+        ("sleeping", "20:00", 240, place["sector"]),
+    ]
+    call = last_call()
+    assert call.attempts == 1 and not call.fallback and call.error == ""
+
+
+def test_a_reask_after_a_long_wrong_reply_still_fits_the_window(
+    openai_llm: FakeOpenAI, settings: Any
+) -> None:
+    """A small model's reply that fills the window with junk is not sent back with the
+    re-ask (it would overflow the window and the server would refuse the request): the
+    re-ask goes with the original prompt, and its reply limit is what the window leaves."""
+    settings.SMALLVILLE_LLM_CONTEXT_TOKENS = 700
+    junk = "seven " * 400  # about 400 tokens of an invalid reply
+    openai_llm.push(ok(junk), ok({"importance": 6}))
+    assert rate().importance == 6
+    first, reask = (r["body"] for r in openai_llm.chat_requests())
+    assert junk not in json.dumps(reask["messages"])
+    assert reask["messages"][: len(first["messages"])] == first["messages"]
+    assert reask["max_tokens"] <= first["max_tokens"]
+    assert outcomes(last_call()) == ["invalid_output", "ok"]
+
+
+def test_a_request_refused_on_a_reask_takes_the_fail_safe_answer(
+    openai_llm: FakeOpenAI, simulation: Simulation
+) -> None:
+    """The output was already invalid; a server refusing the re-ask (an overflow it
+    counts differently) leaves it invalid: the fail-safe answer, not a failed step."""
+    overflow = "This model's maximum context length is 2048 tokens. However, you requested 3689"
+    openai_llm.push(ok(MALFORMED), error(400, overflow))
+    rate(simulation)
+    call = last_call()
+    assert call.fallback and outcomes(call) == ["invalid_output", "rejected"]
