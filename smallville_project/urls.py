@@ -1,10 +1,12 @@
-"""Top-level URLs: admin, API, OpenAPI schema and Swagger UI."""
+"""Top-level URLs: the web face, admin, API, OpenAPI schema, Swagger UI and Redoc."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
+
+from web.docs import RedocView, SwaggerView
 
 # Under /api/, Django's own 404 and 500 answer in the API's error format too.
 handler404 = "api.errors.handler404"
@@ -14,5 +16,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/docs/", SwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", RedocView.as_view(url_name="schema"), name="redoc"),
+    path("", include("web.urls")),
 ]
