@@ -39,9 +39,11 @@ def test_the_command_compares_simulations_and_reports_json(user):
     result = json.loads(out.getvalue())
     assert set(result["simulations"]) == {str(a.pk), str(b.pk)}
     assert result["simulations"][str(a.pk)]["network_density"]["start"]["pairs"] == 3
-    assert "2/2" in err.getvalue()
+    # 3 x 2 "Do you know <name>?" at the start and now, then one measure per simulation.
+    assert "14/14" in err.getvalue()
     evaluation = Evaluation.objects.get(simulation=a)
-    assert (evaluation.status, evaluation.done, evaluation.total) == (EvaluationStatus.DONE, 2, 2)
+    assert (evaluation.status, evaluation.done, evaluation.total) == (EvaluationStatus.DONE, 14, 14)
+    assert result["relationships"]["now"]["pairs"] == 3  # the three seeds name one another
 
 
 def test_a_done_evaluation_is_not_run_again(user):
