@@ -40,7 +40,7 @@ def _figure(png: bytes, alt: str) -> str:
     return f'<img alt="{escape(alt)}" src="data:image/png;base64,{data}">'
 
 
-def _interviews(result: dict[str, Any]) -> str:
+def _interviews(result: dict[str, Any], figure: bytes | None) -> str:
     ratings = [ConditionRating(**r) for r in result["trueskill"]]
     parts = [
         "<h2>Interviews: believability by condition</h2>",
@@ -51,8 +51,8 @@ def _interviews(result: dict[str, Any]) -> str:
             ["condition", "TrueSkill mu", "sigma"], [(r.condition, r.mu, r.sigma) for r in ratings]
         ),
     ]
-    if ratings:
-        parts.append(_figure(figure_trueskill(ratings=ratings), "TrueSkill per condition"))
+    if figure is not None:
+        parts.append(_figure(figure, "TrueSkill per condition"))
     stats = result["statistics"]
     if stats is not None:
         parts += [
@@ -77,7 +77,7 @@ def _interviews(result: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _simulation(pk: str, measured: dict[str, Any], residents: int) -> str:
+def _simulation(pk: str, measured: dict[str, Any], figure: bytes | None) -> str:
     parts = [f"<h2>Simulation {escape(pk)}</h2>"]
     news = {k: v for k, v in measured.items() if k in ("party_news", "candidacy_news")}
     if news:
@@ -90,7 +90,8 @@ def _simulation(pk: str, measured: dict[str, Any], residents: int) -> str:
                 ],
             )
         )
-        parts.append(_figure(figure_diffusion(news=news, residents=residents), "diffusion"))
+        if figure is not None:
+            parts.append(_figure(figure, "diffusion over time"))
     if "party" in measured:
         party = measured["party"]
         parts.append(
@@ -119,7 +120,7 @@ def _simulation(pk: str, measured: dict[str, Any], residents: int) -> str:
     return "".join(parts)
 
 
-def _relationships(result: dict[str, Any]) -> str:
+def _relationships(result: dict[str, Any], figure: bytes) -> str:
     start, now = result["start"], result["now"]
     return "".join(
         [
@@ -132,12 +133,7 @@ def _relationships(result: dict[str, Any]) -> str:
                 ],
             ),
             f'<p class="note">Paper: {escape(result["paper"])}.</p>',
-            _figure(
-                figure_relationships(
-                    residents=result["residents"], before=start["edges"], after=now["edges"]
-                ),
-                "relationship graph at the start and now",
-            ),
+            _figure(figure, "relationship graph at the start and now"),
         ]
     )
 
@@ -158,12 +154,30 @@ def _hallucination(result: dict[str, Any]) -> str:
     )
 
 
+def report_figures(*, evaluation: Evaluation) -> dict[str, bytes]:
+    """The report's figures as PNG files by name (for `bench evaluation --figures`)."""
+    result = evaluation.result
+    figures: dict[str, bytes] = {}
+    if result.get("interviews", {}).get("trueskill"):
+        ratings = [ConditionRating(**r) for r in result["interviews"]["trueskill"]]
+        figures["trueskill.png"] = figure_trueskill(ratings=ratings)
+    if "relationships" in result:
+        r = result["relationships"]
+        figures["relationships.png"] = figure_relationships(
+            residents=r["residents"], before=r["start"]["edges"], after=r["now"]["edges"]
+        )
+    measured = result.get("simulations", {}).get(str(evaluation.simulation_id), {})
+    news = {k: v for k, v in measured.items() if k in ("party_news", "candidacy_news")}
+    if news:
+        residents = evaluation.simulation.agents.count()
+        figures["diffusion.png"] = figure_diffusion(news=news, residents=residents)
+    return figures
+
+
 def report_html(*, evaluation: Evaluation) -> str:
     """The page of a done evaluation."""
     result = evaluation.result
-    residents = {
-        str(s.pk): s.agents.count() for s in [evaluation.simulation, *evaluation.compared.all()]
-    }
+    figures = report_figures(evaluation=evaluation)
     title = f"Evaluation {evaluation.number} of simulation {evaluation.simulation_id}"
     parts = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title>",
@@ -182,13 +196,14 @@ def report_html(*, evaluation: Evaluation) -> str:
         f'<p class="note">{escape(result.get("backend_note", ""))}</p>',
     ]
     if "interviews" in result:
-        parts.append(_interviews(result["interviews"]))
+        parts.append(_interviews(result["interviews"], figures.get("trueskill.png")))
     if "relationships" in result:
-        parts.append(_relationships(result["relationships"]))
+        parts.append(_relationships(result["relationships"], figures["relationships.png"]))
     if "hallucination" in result:
         parts.append(_hallucination(result["hallucination"]))
     for pk, measured in result.get("simulations", {}).items():
         if measured:
-            parts.append(_simulation(pk, measured, residents.get(pk, 1)))
+            main = pk == str(evaluation.simulation_id)
+            parts.append(_simulation(pk, measured, figures.get("diffusion.png") if main else None))
     parts.append("</body></html>")
     return "".join(parts)
