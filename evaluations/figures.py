@@ -42,8 +42,11 @@ def figure_diffusion(*, news: Mapping[str, Mapping[str, Any]], residents: int) -
     axes.set_ylim(0, 100)
     if axes.get_legend_handles_labels()[1]:
         axes.legend(loc="upper left")
-    axes.xaxis_date()
-    figure.autofmt_xdate()
+        axes.xaxis_date()
+        figure.autofmt_xdate()
+    else:
+        axes.set_xticks([])
+        axes.text(0.5, 0.5, "nobody but the source has heard it yet", ha="center", va="center")
     return _png(figure)
 
 
@@ -70,7 +73,8 @@ def figure_relationships(
                 ax.plot(*zip(at[a], at[b], strict=True), color="#8a9bb0", linewidth=0.8)
         ax.scatter([x for x, _ in at.values()], [y for _, y in at.values()], s=40, zorder=3)
         for name, (x, y) in at.items():
-            ax.annotate(name.split()[0], (x * 1.12, y * 1.12), ha="center", va="center", fontsize=7)
+            side = "left" if x > 0.2 else "right" if x < -0.2 else "center"
+            ax.annotate(name.split()[0], (x * 1.1, y * 1.1), ha=side, va="center", fontsize=7)
         ax.set_title(f"{title}: {len(edges)} pairs")
         ax.set_xlim(-1.35, 1.35)
         ax.set_ylim(-1.35, 1.35)

@@ -23,7 +23,7 @@ _STYLE = (
 
 def _cell(value: object) -> str:
     if isinstance(value, float):
-        return f"{value:.3g}"
+        return f"{value:.4g}"
     if value is None:
         return "-"
     return escape(str(value))
@@ -149,7 +149,9 @@ def _hallucination(result: dict[str, Any]) -> str:
             _table(
                 ["resident", "about", "answer"],
                 [(e["resident"], e["about"], e["answer"]) for e in result["examples"]],
-            ),
+            )
+            if result["examples"]
+            else "",
         ]
     )
 
