@@ -15,6 +15,8 @@ from statistics import fmean
 from typing import Any
 
 from llm.backends import backend_get
+from llm.errors import LLMError
+from memories.embeddings import EmbeddingError
 from memories.models import Memory
 from world.models import Agent, Simulation
 
@@ -37,6 +39,7 @@ from .ranking import rank_scores, ranking_statistics, trueskill_rate
 from .services import (
     HUMAN,
     answer_record,
+    evaluation_fail,
     evaluation_finish,
     evaluation_progress,
     evaluation_start,
@@ -274,7 +277,9 @@ def _pairs_result(run: _Run) -> dict[str, Any]:
 
 
 def evaluation_run(*, evaluation: Evaluation, progress: Progress | None = None) -> Evaluation:
-    """Compute the evaluation's kinds and finish it; a done one is returned unchanged.
+    """Compute the evaluation's kinds and finish it; a done one is returned unchanged. A
+    model call that cannot be made (the budget spent, the model failing after its retries)
+    fails it, saying why.
 
     The measures and the "now" interviews read the memory stream and the log as they are
     now (not cut at the evaluation's step).
@@ -284,9 +289,14 @@ def evaluation_run(*, evaluation: Evaluation, progress: Progress | None = None) 
     simulations = [evaluation.simulation, *evaluation.compared.order_by("pk")]
     run = _Run(evaluation, progress)
     evaluation_start(evaluation=evaluation, total=run.count(len(simulations)))
-    run.interview()
-    run.judge()
-    run.ask_pairs()
+    try:
+        run.interview()
+        run.judge()
+        run.ask_pairs()
+    except (LLMError, EmbeddingError) as exc:
+        evaluation_fail(evaluation=evaluation, reason=f"{type(exc).__name__}: {exc}")
+        evaluation.refresh_from_db()
+        return evaluation
     result: dict[str, Any] = {
         "backend_note": "emergence measures read the memory stream and the event log; "
         "with the offline backend they show mechanics, not what a model would do",

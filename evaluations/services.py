@@ -184,6 +184,15 @@ def evaluation_progress(*, evaluation: Evaluation, done: int) -> None:
     ).update(done=done)
 
 
+def evaluation_fail(*, evaluation: Evaluation, reason: str) -> bool:
+    """Running -> failed, saying why (a spent budget, a model that keeps failing); the
+    answers recorded so far stay."""
+    failed = Evaluation.objects.filter(pk=evaluation.pk, status=EvaluationStatus.RUNNING).update(
+        status=EvaluationStatus.FAILED, result={"error": reason}, finished_at=timezone.now()
+    )
+    return failed == 1
+
+
 def evaluation_finish(*, evaluation: Evaluation, result: dict[str, object]) -> bool:
     """Running -> done with its result, once; a done evaluation never changes again."""
     finished = Evaluation.objects.filter(pk=evaluation.pk, status=EvaluationStatus.RUNNING).update(

@@ -139,3 +139,16 @@ def test_relationships_from_do_you_know_and_hallucination(simulation):
     assert relationships["now"]["pairs"] == 3
     assert relationships["start"]["possible_pairs"] == 3
     assert evaluation.result["hallucination"]["hallucinated"] == 0
+
+
+def test_a_spent_budget_fails_the_evaluation_saying_why_and_keeps_the_answers(simulation):
+    used = ModelCall.objects.filter(simulation=simulation).count()  # the seeds' ratings
+    Simulation.objects.filter(pk=simulation.pk).update(budget_calls=used + 10)
+    simulation.refresh_from_db()
+    evaluation = evaluation_run(
+        evaluation=evaluation_create(simulation=simulation, kinds=["interviews"])
+    )
+
+    assert evaluation.status == EvaluationStatus.FAILED
+    assert "BudgetExhausted: model budget exhausted" in evaluation.result["error"]
+    assert evaluation.done == 10 == InterviewAnswer.objects.filter(evaluation=evaluation).count()
