@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -71,7 +72,10 @@ class Ranking(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    ranking: list[str] = Field(min_length=2, max_length=len(LABELS))
+    # One letter each: the schema bounds the reply, so its token limit is a few dozen.
+    ranking: list[Annotated[str, Field(min_length=1, max_length=1)]] = Field(
+        min_length=2, max_length=len(LABELS)
+    )
 
 
 def _labels(inputs: Inputs) -> list[str]:
