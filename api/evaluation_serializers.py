@@ -23,6 +23,12 @@ class EvaluationRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]
         help_text="default: the paper's four",
     )
     facts = serializers.ListField(child=StrictCharField(max_length=200), required=False)
+    human_answers = serializers.DictField(
+        child=serializers.DictField(child=StrictCharField(max_length=2000)),
+        required=False,
+        help_text='the uploaded JSON file of human answers: {"<resident name>": '
+        '{"<question number 1-25>": "<answer>"}}; they are ranked as the condition `human`',
+    )
 
 
 class EvaluationSerializer(serializers.ModelSerializer[Evaluation]):

@@ -19,4 +19,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
         evaluation_views.EvaluationView.as_view(),
         name="simulation-evaluation",
     ),
+    path(
+        f"{SIMULATION}/evaluations/<int:number>/report/",
+        evaluation_views.EvaluationReportView.as_view(),
+        name="simulation-evaluation-report",
+    ),
 ]

@@ -1,21 +1,25 @@
-"""Views of evaluations: start one on the requester's simulation, list them, read one."""
+"""Views of evaluations: start one on the requester's simulation, list them, read one, and
+its report page."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
+from rest_framework.renderers import StaticHTMLRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evaluations.models import Evaluation
+from evaluations.models import Evaluation, EvaluationStatus
+from evaluations.report import report_html
 from evaluations.selectors import evaluation_get, evaluation_list
 from evaluations.services import EvaluationError, evaluation_create
 from evaluations.tasks import evaluation_enqueue
 
-from .errors import error_responses
+from .errors import Conflict, error_responses
 from .evaluation_serializers import EvaluationRequestSerializer, EvaluationSerializer
 from .lookups import SIMULATION_ID, request_body, simulation_owned
 from .parsers import JSONParser
@@ -70,3 +74,31 @@ class EvaluationView(APIView):
         except Evaluation.DoesNotExist:
             raise exceptions.NotFound() from None
         return Response(EvaluationSerializer(evaluation).data)
+
+
+class EvaluationReportView(APIView):
+    renderer_classes = [*APIView.renderer_classes, StaticHTMLRenderer]
+
+    @extend_schema(
+        summary="An evaluation's report page (HTML)",
+        description="The tables and figures (PNG, inline) of a done evaluation: TrueSkill "
+        "per condition with the statistics, diffusion over time, the relationship graph at "
+        "the start and now, hallucination and coordination. 409 until it is done.",
+        parameters=[SIMULATION_ID, NUMBER],
+        responses={
+            (200, "text/html"): OpenApiResponse(description="the report page"),
+            **error_responses(401, 404, 409),
+        },
+    )
+    def get(self, request: Request, **kwargs: Any) -> HttpResponse:
+        simulation = simulation_owned(request, kwargs["simulation_pk"])
+        try:
+            evaluation = evaluation_get(simulation=simulation, number=kwargs["number"])
+        except Evaluation.DoesNotExist:
+            raise exceptions.NotFound() from None
+        if evaluation.status != EvaluationStatus.DONE:
+            raise Conflict(
+                f"evaluation {evaluation.number} is {evaluation.status} "
+                f"({evaluation.done}/{evaluation.total}); its report comes when it is done"
+            )
+        return HttpResponse(report_html(evaluation=evaluation), content_type="text/html")

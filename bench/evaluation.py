@@ -1,10 +1,11 @@
-"""An evaluation of a finished run, timed: `python -m bench evaluation [--simulation ID]`.
+"""An evaluation of a finished run, timed: `python -m bench evaluation [--simulation ID]
+[--kind K ...] [--figures DIR]`.
 
 Evaluates the newest finished base_the_ville_n25 simulation (or `--simulation ID`) with
-the kinds built so far (diffusion, relationships, coordination) through the same runner
-as `manage.py evaluate`, and reports the wall time and the model calls and tokens the
-evaluation made, by task (none yet: the emergence measures read the memory stream and
-the event log; interviews and the judge are not built). Offline numbers show mechanics.
+every kind (or those given) through the same runner as `manage.py evaluate`, and reports
+the wall time and the model calls and tokens the evaluation made, by task (the interviews,
+the judge and the "Do you know <name>?" questions). With `--figures` the report's PNGs
+are written there. Offline numbers show mechanics.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from django.db.models import Count, Sum
 from django.utils import timezone
 
 from bench.machine import stamp
+from evaluations.report import report_figures
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create
 from llm.models import ModelCall
@@ -27,6 +30,8 @@ from world.models import Simulation
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench evaluation", description=__doc__)
     parser.add_argument("--simulation", type=int, default=None)
+    parser.add_argument("--kind", action="append", dest="kinds", default=None)
+    parser.add_argument("--figures", type=Path, default=None, help="write the PNGs here")
     args = parser.parse_args(argv)
     if args.simulation is None:
         simulation = (
@@ -39,7 +44,13 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit("no finished two-day n25 run; give --simulation ID")
     else:
         simulation = Simulation.objects.get(pk=args.simulation)
-    kinds = ["diffusion", "relationships", "coordination"]
+    kinds = args.kinds or [
+        "interviews",
+        "diffusion",
+        "relationships",
+        "coordination",
+        "hallucination",
+    ]
     since = timezone.now()
     started = time.perf_counter()
     evaluation = evaluation_run(evaluation=evaluation_create(simulation=simulation, kinds=kinds))
@@ -62,4 +73,8 @@ def main(argv: list[str] | None = None) -> None:
         "model_calls_by_task": {c["task"]: c for c in calls},
         "result": evaluation.result,
     }
+    if args.figures is not None:
+        args.figures.mkdir(parents=True, exist_ok=True)
+        for name, png in report_figures(evaluation=evaluation).items():
+            (args.figures / name).write_bytes(png)
     print(json.dumps(report, indent=2, default=str))

@@ -28,8 +28,9 @@ walk). The tiles it stands on in the window are its tile at the window's first s
 when one of them is in the Hobbs Cafe sector of the town's sector layer. Of those, who
 has a plan row (live or superseded) citing a party commitment's memory
 (`PlanItem.source_memory`), and who committed to the party (a `Commitment` whose `what`,
-or the memory it came from, mentions the party). For scale, who was there in the same
-hours the day before, with no party. The paper: 12 invited, 5 came.
+or the memory it came from, mentions the party), and who was invited: heard of it from
+another resident (a memory stating it whose memo source names them). For scale, who was
+there in the same hours the day before, with no party. The paper: 12 invited, 5 came.
 
 Network density. A pair of residents is connected when either has a memory that names
 the other's full name; density is the connected pairs over 25*24/2. At the start: the
@@ -182,6 +183,21 @@ def present(simulation: Simulation, tiles: set[int], start: datetime, end: datet
     return sorted(agent for agent, at in seen.items() if at & tiles)
 
 
+def invited(simulation: Simulation, memories: list[Remembered]) -> list[str]:
+    """Who heard of the party from another resident: a memory stating it whose memo
+    source (`source.from`) is someone else of the town."""
+    residents = set(simulation.agents.values_list("name", flat=True))
+    return sorted(
+        {
+            m.agent
+            for m in memories
+            if (m.source or {}).get("from") in residents - {m.agent}
+            and m.agent != PARTY_HOST
+            and holds(m.description, about_party)
+        }
+    )
+
+
 def party(simulation: Simulation, memories: list[Remembered]) -> dict[str, Any]:
     described = {(m.agent, m.number): m.description for m in memories}
     commitments = Commitment.objects.filter(simulation=simulation).select_related("agent")
@@ -199,6 +215,7 @@ def party(simulation: Simulation, memories: list[Remembered]) -> dict[str, Any]:
             planned.add(agent)
     cafe = sector_tiles(simulation.town, PARTY_SECTOR)
     came = present(simulation, cafe, PARTY_START, PARTY_END)
+    heard = invited(simulation, memories)
     # Who is there at that hour anyway (the offline routine: dinner at the cafe, Isabella
     # works there): the same window the day before, when there is no party.
     usual = present(
@@ -215,6 +232,9 @@ def party(simulation: Simulation, memories: list[Remembered]) -> dict[str, Any]:
         "at_hobbs_cafe_with_a_plan_row_for_it": len(set(came) & planned),
         "at_hobbs_cafe_the_day_before_same_hours": len(usual),
         "committed_and_came": sorted(set(came) & set(committed)),
+        "invited": len(heard),
+        "invited_residents": heard,
+        "invited_and_came": sorted(set(came) & set(heard)),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -39,9 +40,13 @@ def figure_diffusion(*, news: Mapping[str, Mapping[str, Any]], residents: int) -
             axes.step(days, percents, where="post", label=label)
     axes.set_ylabel("residents who know it (%)")
     axes.set_ylim(0, 100)
-    axes.legend(loc="upper left")
-    axes.xaxis_date()
-    figure.autofmt_xdate()
+    if axes.get_legend_handles_labels()[1]:
+        axes.legend(loc="upper left")
+        axes.xaxis_date()
+        figure.autofmt_xdate()
+    else:
+        axes.set_xticks([])
+        axes.text(0.5, 0.5, "nobody but the source has heard it yet", ha="center", va="center")
     return _png(figure)
 
 
@@ -52,4 +57,27 @@ def figure_trueskill(*, ratings: Sequence[ConditionRating]) -> bytes:
     axes.bar(names, [r.mu for r in ratings], yerr=[r.sigma for r in ratings], capsize=4)
     axes.set_ylabel("TrueSkill mu (error bar: sigma)")
     axes.tick_params(axis="x", labelrotation=20)
+    return _png(figure)
+
+
+def figure_relationships(
+    *, residents: Sequence[str], before: Sequence[Sequence[str]], after: Sequence[Sequence[str]]
+) -> bytes:
+    """The relationship graph at the start and now, side by side, residents on a circle."""
+    angles = [2 * math.pi * i / max(len(residents), 1) for i in range(len(residents))]
+    at = {name: (math.cos(a), math.sin(a)) for name, a in zip(residents, angles, strict=True)}
+    figure, axes = plt.subplots(1, 2, figsize=(11, 5.5))
+    for ax, edges, title in ((axes[0], before, "start"), (axes[1], after, "now")):
+        for a, b in edges:
+            if a in at and b in at:
+                ax.plot(*zip(at[a], at[b], strict=True), color="#8a9bb0", linewidth=0.8)
+        ax.scatter([x for x, _ in at.values()], [y for _, y in at.values()], s=40, zorder=3)
+        for name, (x, y) in at.items():
+            side = "left" if x > 0.2 else "right" if x < -0.2 else "center"
+            ax.annotate(name.split()[0], (x * 1.1, y * 1.1), ha=side, va="center", fontsize=7)
+        ax.set_title(f"{title}: {len(edges)} pairs")
+        ax.set_xlim(-1.35, 1.35)
+        ax.set_ylim(-1.35, 1.35)
+        ax.set_aspect("equal")
+        ax.axis("off")
     return _png(figure)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max
@@ -12,8 +12,10 @@ from world.models import Agent, Simulation
 
 from .conditions import Condition
 from .models import Evaluation, EvaluationKind, EvaluationStatus, InterviewAnswer
+from .questions import QUESTIONS, interview_questions
 
 HUMAN = "human"
+HUMAN_ANSWER_MAX = 2000
 
 
 class EvaluationError(ValueError):
@@ -28,11 +30,14 @@ def evaluation_create(
     conditions: Sequence[str] = tuple(Condition.values),
     facts: Sequence[str] = (),
     compared: Sequence[Simulation] = (),
+    human_answers: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Evaluation:
     """A pending evaluation of `simulation` at `step` (default: its current step).
 
-    Raises EvaluationError, writing nothing, for an unknown kind or condition or a step
-    the simulation has not reached.
+    `human_answers` ({resident name: {question number "1".."25": answer}}) are recorded
+    with it as the `human` condition, which joins the conditions. Raises EvaluationError,
+    writing nothing, for an unknown kind or condition, a step the simulation has not
+    reached, or human answers of another shape.
     """
     unknown = [k for k in kinds if k not in EvaluationKind.values]
     if unknown or not kinds:
@@ -44,6 +49,11 @@ def evaluation_create(
     at = simulation.step if step is None else step
     if not 0 <= at <= simulation.step:
         raise EvaluationError(f"step {at} is beyond the simulation's step {simulation.step}")
+    humans = _human_answers(simulation, human_answers) if human_answers is not None else []
+    if humans and HUMAN not in conditions:
+        conditions = [*conditions, HUMAN]
+    if HUMAN in conditions and not humans:
+        raise EvaluationError("the condition human needs human_answers")
     for _attempt in range(3):  # two requests may take the same number; the constraint says
         try:
             with transaction.atomic():
@@ -57,10 +67,53 @@ def evaluation_create(
                     facts=list(facts),
                 )
                 evaluation.compared.set(compared)
+                InterviewAnswer.objects.bulk_create(
+                    InterviewAnswer(evaluation=evaluation, condition=HUMAN, **row) for row in humans
+                )
                 return evaluation
         except IntegrityError:
             continue
     raise EvaluationError("could not number the evaluation; try again")
+
+
+def _human_answers(
+    simulation: Simulation, answers: Mapping[str, Mapping[str, str]]
+) -> list[dict[str, object]]:
+    """The rows of uploaded human answers; EvaluationError naming the first bad entry."""
+    shape = 'human_answers must be {"<resident name>": {"<question 1-25>": "<answer>"}}'
+    if not isinstance(answers, Mapping) or not answers:
+        raise EvaluationError(f"{shape}, with at least one resident")
+    agents = {a.name: a for a in simulation.agents.all()}
+    names = list(agents)
+    rows: list[dict[str, object]] = []
+    for name, by_number in answers.items():
+        if name not in agents:
+            raise EvaluationError(f"human_answers: no resident named {name!r} in the simulation")
+        if not isinstance(by_number, Mapping) or not by_number:
+            raise EvaluationError(f"human_answers[{name!r}]: {shape}")
+        questions = {q.number: q for q in interview_questions(agent=agents[name], residents=names)}
+        for number, answer in by_number.items():
+            if not (isinstance(number, str) and number.isdigit() and 1 <= int(number) <= QUESTIONS):
+                raise EvaluationError(
+                    f"human_answers[{name!r}]: {number!r} is not a question number 1-{QUESTIONS}"
+                )
+            if not isinstance(answer, str) or not answer.strip() or len(answer) > HUMAN_ANSWER_MAX:
+                raise EvaluationError(
+                    f"human_answers[{name!r}][{number!r}]: an answer is a non-empty text of at "
+                    f"most {HUMAN_ANSWER_MAX} characters"
+                )
+            question = questions[int(number)]
+            rows.append(
+                {
+                    "agent": agents[name],
+                    "category": question.category,
+                    "question_number": question.number,
+                    "question": question.text,
+                    "answer": answer.strip(),
+                    "memories": [],
+                }
+            )
+    return rows
 
 
 def answer_record(
@@ -96,6 +149,26 @@ def answer_record(
     return created
 
 
+def judgement_record(
+    *, evaluation: Evaluation, agent: Agent, question_number: int, ranking: Sequence[str]
+) -> bool:
+    """Record the judge's ranking (conditions best first) of one question's answers once:
+    False when they were already judged, and the progress counts it only the first time."""
+    with transaction.atomic():
+        rows = {
+            row.condition: row
+            for row in InterviewAnswer.objects.select_for_update().filter(
+                evaluation=evaluation, agent=agent, question_number=question_number
+            )
+        }
+        if not rows or any(row.judged_rank is not None for row in rows.values()):
+            return False
+        for rank, condition in enumerate(ranking, 1):
+            InterviewAnswer.objects.filter(pk=rows[condition].pk).update(judged_rank=rank)
+        Evaluation.objects.filter(pk=evaluation.pk, done__lt=F("total")).update(done=F("done") + 1)
+    return True
+
+
 def evaluation_start(*, evaluation: Evaluation, total: int) -> bool:
     """Pending -> running with `total` units; False when another worker already started it."""
     started = Evaluation.objects.filter(pk=evaluation.pk, status=EvaluationStatus.PENDING).update(
@@ -109,6 +182,15 @@ def evaluation_progress(*, evaluation: Evaluation, done: int) -> None:
     Evaluation.objects.filter(
         pk=evaluation.pk, status=EvaluationStatus.RUNNING, done__lt=done, total__gte=done
     ).update(done=done)
+
+
+def evaluation_fail(*, evaluation: Evaluation, reason: str) -> bool:
+    """Running -> failed, saying why (a spent budget, a model that keeps failing); the
+    answers recorded so far stay."""
+    failed = Evaluation.objects.filter(pk=evaluation.pk, status=EvaluationStatus.RUNNING).update(
+        status=EvaluationStatus.FAILED, result={"error": reason}, finished_at=timezone.now()
+    )
+    return failed == 1
 
 
 def evaluation_finish(*, evaluation: Evaluation, result: dict[str, object]) -> bool:

@@ -323,10 +323,20 @@ def _as_fact(memory: str, name: str) -> str:
     return first_person(memory, name)
 
 
+_DO_YOU_KNOW = re.compile(r"^\s*Do you know (.+?)\?\s*$", re.IGNORECASE)
+
+
 def interview_answer(inputs: Inputs) -> str:
-    """An answer in the first person from the two most relevant memories retrieved."""
+    """An answer in the first person from the two most relevant memories retrieved; to
+    "Do you know <name>?" a yes when one of them names the person, else a no."""
     name = str(inputs["agent_name"])
     memories = [re.sub(r"^\d+\.\s*", "", m).strip() for m in lines_of(inputs["memories"])]
+    asked = _DO_YOU_KNOW.match(str(inputs.get("question", "")))
+    if asked:
+        person = asked.group(1)
+        if not any(person in memory for memory in memories):
+            return f"No, I don't think I know {person}."
+        memories = [m for m in memories if person in m]
     facts: list[str] = []
     for memory in memories:
         fact = _as_fact(memory, name)
@@ -334,6 +344,10 @@ def interview_answer(inputs: Inputs) -> str:
             facts.append(fact)
         if len(facts) == 2:
             break
+    if asked and facts:
+        return "Yes. " + " ".join(f"{fact[0].upper()}{fact[1:]}." for fact in facts)
+    if asked:
+        return f"Yes, I know {asked.group(1)}."
     if not facts:
         return "I'm not sure; I don't remember anything about that."
     return " ".join(f"{fact[0].upper()}{fact[1:]}." for fact in facts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluations.models import Evaluation
+from evaluations.runner import evaluation_run
 from world.models import Simulation
 
 
@@ -49,3 +50,45 @@ def test_another_users_simulation_is_a_404_and_writes_nothing(other_api, simulat
     assert response.status_code == 404
     assert other_api.get(_url(simulation)).status_code == 404
     assert not Evaluation.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("answers", "says"),
+    [
+        ({"Klaus Mueller": "I study"}, "Expected a dictionary"),
+        ({"Nobody Here": {"1": "hi"}}, "no resident named 'Nobody Here'"),
+        ({"Klaus Mueller": {"0": "hi"}}, "'0' is not a question number 1-25"),
+        ({"Klaus Mueller": {"1": 3}}, "Not a valid string"),
+    ],
+)
+def test_bad_human_answers_are_a_400_with_a_message_and_write_nothing(
+    api, simulation, answers, says
+):
+    body = {"kinds": ["interviews"], "human_answers": answers}
+    response = api.post(_url(simulation), body, format="json")
+    assert response.status_code == 400
+    assert says in response.content.decode()
+    assert not Evaluation.objects.exists()
+
+
+def test_the_report_page_is_the_owners_with_tables_and_figures(api, other_api, simulation, client):
+    body = {
+        "kinds": ["interviews", "relationships", "hallucination", "diffusion", "coordination"],
+        "conditions": ["full", "no_memory"],
+        "human_answers": {"Maria Lopez": {"1": "Hi, I'm Maria, I study physics."}},
+    }
+    assert api.post(_url(simulation), body, format="json").status_code == 201
+    report = _url(simulation, "1/report/")
+    pending = api.get(report)
+    assert pending.status_code == 409 and "is pending (0/0)" in pending.content.decode()
+
+    evaluation_run(evaluation=Evaluation.objects.get(simulation=simulation))
+    page = api.get(report, HTTP_ACCEPT="text/html")
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
+    html = page.content.decode()
+    assert html.count('src="data:image/png;base64,') == 3  # TrueSkill, graph, diffusion
+    for shown in ("TrueSkill mu", "Kruskal-Wallis H", "Mann-Whitney U", "Cohen&#x27;s d"):
+        assert shown in html
+    assert "human" in html and "Do you know" in html and "invited" in html
+    assert other_api.get(report).status_code == 404
+    assert client.get(report).status_code == 401

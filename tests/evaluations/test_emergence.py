@@ -96,6 +96,9 @@ def test_attendance_is_who_stood_in_the_cafe_during_the_window(town_day: Simulat
 
     assert party["at_hobbs_cafe_residents"] == [KLAUS, MARIA]
     assert party["at_hobbs_cafe_the_day_before_same_hours"] == 0  # before the simulation
+    # Maria heard of it from Isabella and Klaus from Maria: both were invited, both came.
+    assert party["invited_residents"] == [KLAUS, MARIA]
+    assert party["invited_and_came"] == [KLAUS, MARIA]
 
 
 def test_density_counts_pairs_named_in_memories_of_the_kinds_asked(town_day: Simulation):

@@ -6,7 +6,7 @@ import io
 
 from matplotlib import image
 
-from evaluations.figures import figure_diffusion, figure_trueskill
+from evaluations.figures import figure_diffusion, figure_relationships, figure_trueskill
 from evaluations.ranking import trueskill_rate
 
 
@@ -29,3 +29,13 @@ def test_diffusion_over_time_and_trueskill_are_drawn():
     assert drawn.shape[0] > 100 and drawn.shape[1] > 100
     ratings = trueskill_rate(rankings=[["full", "no_reflection", "no_memory"]] * 3)
     assert _pixels(figure_trueskill(ratings=ratings)).shape[1] > 100
+
+
+def test_the_relationship_graph_draws_more_ink_for_more_pairs():
+    residents = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez", "Sam Moore"]
+    before = [["Isabella Rodriguez", "Maria Lopez"]]
+    after = [[a, b] for i, a in enumerate(residents) for b in residents[i + 1 :]]
+    sparse = _pixels(figure_relationships(residents=residents, before=before, after=before))
+    dense = _pixels(figure_relationships(residents=residents, before=before, after=after))
+    assert sparse.shape == dense.shape and sparse.shape[1] > 2 * sparse.shape[0] * 0.8
+    assert (dense[..., :3] < 0.9).sum() > (sparse[..., :3] < 0.9).sum()

@@ -39,9 +39,11 @@ def test_the_command_compares_simulations_and_reports_json(user):
     result = json.loads(out.getvalue())
     assert set(result["simulations"]) == {str(a.pk), str(b.pk)}
     assert result["simulations"][str(a.pk)]["network_density"]["start"]["pairs"] == 3
-    assert "2/2" in err.getvalue()
+    # 3 x 2 "Do you know <name>?" at the start and now, then one measure per simulation.
+    assert "14/14" in err.getvalue()
     evaluation = Evaluation.objects.get(simulation=a)
-    assert (evaluation.status, evaluation.done, evaluation.total) == (EvaluationStatus.DONE, 2, 2)
+    assert (evaluation.status, evaluation.done, evaluation.total) == (EvaluationStatus.DONE, 14, 14)
+    assert result["relationships"]["now"]["pairs"] == 3  # the three seeds name one another
 
 
 def test_a_done_evaluation_is_not_run_again(user):
@@ -60,3 +62,30 @@ def test_the_command_refuses_a_step_beyond_the_simulation(user):
     with pytest.raises(CommandError, match="beyond"):
         call_command("evaluate", simulation.pk, "--step", "999")
     assert not Evaluation.objects.exists()
+
+
+def test_the_command_takes_conditions_and_a_file_of_human_answers(user, tmp_path):
+    simulation = _simulation(user, 12)
+    answers = tmp_path / "human.json"
+    answers.write_text(json.dumps({"Maria Lopez": {"3": "I love physics and gaming."}}))
+    out = StringIO()
+    call_command(
+        "evaluate",
+        simulation.pk,
+        "--kind",
+        "interviews",
+        "--condition",
+        "full",
+        "--human-answers",
+        str(answers),
+        stdout=out,
+        stderr=StringIO(),
+    )
+
+    interviews = json.loads(out.getvalue())["interviews"]
+    # 75 answers under `full`; only Maria's question 3 has a second answer to rank.
+    assert (interviews["answers"], interviews["judged_questions"]) == (76, 1)
+    assert {r["condition"] for r in interviews["trueskill"]} == {"full", "human"}
+    answers.write_text("[1, 2")
+    with pytest.raises(CommandError, match="cannot read the human answers"):
+        call_command("evaluate", simulation.pk, "--human-answers", str(answers))

@@ -8,7 +8,10 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents.services import simulation_create_from_base
-from evaluations.models import Evaluation, EvaluationStatus
+from evaluations.models import Evaluation, EvaluationStatus, InterviewAnswer
+from evaluations.services import evaluation_create
+from evaluations.tasks import evaluation_run_task
+from llm.models import ModelCall
 from tests.agents.workers import celery_worker, wait_for
 
 
@@ -38,3 +41,37 @@ def test_a_posted_evaluation_is_run_by_a_worker(user: User, api) -> None:
     measured = evaluation.result["simulations"][str(simulation.pk)]
     assert set(measured) == {"party_news", "candidacy_news", "party"}
     assert measured["party_news"]["source_holds_it"] is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_interview_job_survives_a_killed_worker_without_double_counting(user: User) -> None:
+    simulation = simulation_create_from_base(
+        owner=user,
+        base="base_the_ville_isabella_maria_klaus",
+        seed=13,
+        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
+        config={"cognition": "paper"},
+    )
+    evaluation = evaluation_create(simulation=simulation, kinds=["interviews"])
+
+    def reload() -> Evaluation:
+        return Evaluation.objects.get(pk=evaluation.pk)
+
+    with celery_worker() as worker:
+        evaluation_run_task.delay(evaluation.pk)
+        wait_for(lambda: reload().done >= 40, 120, "40 answers")
+        worker.kill()
+        killed = reload()
+        assert killed.status == EvaluationStatus.RUNNING and killed.done < 300
+        # The progress counts the rows written, each once (still in the interview phase).
+        assert killed.done == InterviewAnswer.objects.filter(evaluation=evaluation).count()
+        worker.start()  # the task comes back to the new worker, which carries on
+        wait_for(lambda: reload().status == EvaluationStatus.DONE, 240, "the evaluation")
+    done = reload()
+    assert (done.done, done.total) == (3 * 25 * 4 + 3 * 25 + 1,) * 2
+    answers = InterviewAnswer.objects.filter(evaluation=evaluation)
+    assert answers.count() == 300 and not answers.filter(judged_rank__isnull=True).exists()
+    assert done.result["interviews"]["answers"] == 300
+    # At most the one call in flight when the worker died is asked again.
+    calls = ModelCall.objects.filter(simulation=simulation, task="interview").count()
+    assert 300 <= calls <= 301

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from evaluations.conditions import Condition
 from evaluations.models import EvaluationKind
 from evaluations.runner import evaluation_run
 from evaluations.services import EvaluationError, evaluation_create
@@ -21,6 +23,15 @@ class Command(BaseCommand):
         parser.add_argument("--kind", action="append", choices=EvaluationKind.values, dest="kinds")
         parser.add_argument("--step", type=int, default=None)
         parser.add_argument("--compare", type=int, action="append", default=[])
+        parser.add_argument(
+            "--condition", action="append", dest="conditions", choices=Condition.values
+        )
+        parser.add_argument(
+            "--human-answers",
+            type=Path,
+            default=None,
+            help='a JSON file {"<resident name>": {"<question 1-25>": "<answer>"}}',
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -29,9 +40,20 @@ class Command(BaseCommand):
         except Simulation.DoesNotExist as exc:
             raise CommandError(f"no such simulation: {exc}") from exc
         kinds = options["kinds"] or ["diffusion", "relationships", "coordination"]
+        human_answers = None
+        if options["human_answers"] is not None:
+            try:
+                human_answers = json.loads(options["human_answers"].read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"cannot read the human answers: {exc}") from exc
         try:
             evaluation = evaluation_create(
-                simulation=simulation, kinds=kinds, step=options["step"], compared=compared
+                simulation=simulation,
+                kinds=kinds,
+                step=options["step"],
+                compared=compared,
+                conditions=options["conditions"] or Condition.values,
+                human_answers=human_answers,
             )
         except EvaluationError as exc:
             raise CommandError(str(exc)) from exc

@@ -1,0 +1,70 @@
+"""The interviews and the judge through the `openai` backend against the fake OpenAI
+server: every reply validated (a bad ranking is re-asked), every call in the ledger."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+
+from agents.services import simulation_create_from_base
+from evaluations.judge import JUDGE, Ranking
+from evaluations.models import InterviewAnswer
+from evaluations.runner import evaluation_run
+from evaluations.services import evaluation_create
+from llm.models import ModelCall
+from llm.tasks import output_token_limit
+from tests.llm.conftest import openai_llm  # noqa: F401 (the fixture)
+from tests.llm.fake_openai import FakeOpenAI, ok
+
+ANSWERS = 3 * 25 * 2  # three residents, 25 questions, two conditions
+
+
+def test_the_judge_ranks_through_the_openai_backend(
+    user: User,
+    settings: Any,
+    openai_llm: FakeOpenAI,  # noqa: F811
+) -> None:
+    settings.SMALLVILLE_LLM_BACKEND = "offline"  # the residents' seeds are rated offline
+    simulation = simulation_create_from_base(
+        owner=user,
+        base="base_the_ville_isabella_maria_klaus",
+        seed=31,
+        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
+        config={"cognition": "paper"},
+    )
+    settings.SMALLVILLE_LLM_BACKEND = "openai"
+    before = ModelCall.objects.filter(simulation=simulation).count()  # the seeds' ratings
+    openai_llm.push(*(ok({"answer": f"Answer number {i}."}) for i in range(ANSWERS)))
+    openai_llm.push(ok({"ranking": ["A", "A"]}))  # not a ranking of both: re-asked
+    openai_llm.push(*(ok({"ranking": ["B", "A"]}) for _ in range(75)))
+    evaluation = evaluation_run(
+        evaluation=evaluation_create(
+            simulation=simulation, kinds=["interviews"], conditions=["full", "no_memory"]
+        )
+    )
+
+    calls = ModelCall.objects.filter(simulation=simulation).order_by("id")[before:]
+    assert Counter(c.task for c in calls) == {"interview": ANSWERS, "believability_judge": 75}
+    assert all(c.backend == "openai" and c.error == "" and not c.fallback for c in calls)
+    judged = [c for c in calls if c.task == "believability_judge"]
+    assert [judged[0].attempts, judged[1].attempts] == [2, 1]
+    assert "exactly once" in judged[0].attempt_log[0]["error"]
+    requests = [r["body"] for r in openai_llm.chat_requests()[ANSWERS:]]
+    assert len(requests) == 76
+    assert all(r["max_tokens"] == output_token_limit(JUDGE) for r in requests)
+    assert (
+        Ranking.model_json_schema()["properties"]["ranking"]
+        == (requests[0]["response_format"]["json_schema"]["schema"]["properties"]["ranking"])
+    )
+    # The model's "B, A" is stored: the answer labelled B is ranked first, for every question.
+    for call in judged:
+        labelled = dict(re.findall(r"^([AB]): (Answer number \d+\.)$", call.prompt, re.M))
+        first = InterviewAnswer.objects.get(evaluation=evaluation, answer=labelled["B"])
+        second = InterviewAnswer.objects.get(evaluation=evaluation, answer=labelled["A"])
+        assert (first.judged_rank, second.judged_rank) == (1, 2)
+    assert evaluation.result["interviews"]["judge_backend"] == "openai"
+    assert evaluation.result["interviews"]["judged_questions"] == 75
