@@ -61,6 +61,10 @@ class Latency:
             "(0 < MEAN < P95)"
         )
 
+    @property
+    def mean(self) -> float:
+        return math.exp(self.mu + self.sigma**2 / 2) if self.sigma else self.mu
+
     def draw(self, rng: random.Random) -> float:
         return rng.lognormvariate(self.mu, self.sigma) if self.sigma else self.mu
 
