@@ -29,6 +29,7 @@ from django.db.models import Count, Max, Sum
 from agents.engine import simulation_run, simulation_run_inline
 from agents.services import simulation_create_from_base
 from agents.workerproc import private_worker
+from bench.latency import chain_bound
 from bench.machine import stamp
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
@@ -173,17 +174,11 @@ def _waits(calls: list[dict[str, Any]], elapsed: float) -> dict[str, Any]:
         (max(c["finished_at"] for c in cs) - min(c["created_at"] for c in cs)).total_seconds()
         for cs in by_step.values()
     )
-    chains = 0
-    for cs in by_step.values():
-        per_agent: dict[str, int] = defaultdict(int)
-        for call in cs:
-            per_agent[call["agent_name"]] += 1
-        chains += max(per_agent.values())
     return {
         "steps_with_calls": len(by_step),
         "waiting_for_the_model_seconds": round(waiting, 1),
         "engine_seconds": round(elapsed - waiting, 1),
-        "longest_chains_calls": chains,
+        "longest_chains_calls": chain_bound(calls),
     }
 
 
