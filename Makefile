@@ -35,6 +35,12 @@ install-local: $(LOCAL_STAMP)
 model-server: install-local migrate
 	$(PY) manage.py model_server
 
+# Serve the offline policy as an OpenAI-compatible model (docs/language-models.md, "The
+# policy server") on 127.0.0.1:8090 until Ctrl-C; ARGS="--latency fixed:1 --slots 8".
+.PHONY: policy-server
+policy-server: install
+	$(PY) manage.py policy_server $(ARGS)
+
 migrate: install
 	$(PY) manage.py migrate --verbosity 0
 
@@ -85,7 +91,7 @@ test: lint schema pytest
 chaos: install
 	$(VENV)/bin/pytest -q -m chaos tests/chaos
 
-BENCHES := pathfinding embeddings retrieval reflection engine cognition load emergence local_model evaluation
+BENCHES := pathfinding embeddings retrieval reflection engine cognition latency load emergence local_model evaluation
 
 # Each benchmark prints one JSON object; results land in bench/results/<name>.json.
 # The full set takes about 20 minutes on a 2-core machine (loading the 1M memories for

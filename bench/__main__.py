@@ -23,6 +23,7 @@ BENCHES = (
     "reflection",
     "engine",
     "cognition",
+    "latency",
     "load",
     "emergence",
     "local_model",

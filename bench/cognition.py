@@ -6,8 +6,9 @@ Celery worker, and reports model calls and tokens per agent per sim hour, by tas
 offline backend renders and counts the prompts the openai backend would send), plus the
 reflections per agent per sim day and the deepest reflection tree.
 
-Part two points the openai backend at a local OpenAI-compatible server that answers each
-call after 300 ms (bench/fake_model.py) and times 25 agents over one sim hour from 07:00,
+Part two points the openai backend at the policy server (llm/policy_server.py), which
+answers each call as the offline policy would after 300 ms, so the run makes the calls
+and lives the hour of an offline run, and times 25 agents over one sim hour from 07:00,
 with the agents of a shard decided concurrently (their model calls overlap) and then one
 after another.
 """
@@ -28,9 +29,10 @@ from django.db.models import Count, Max, Sum
 from agents.engine import simulation_run, simulation_run_inline
 from agents.services import simulation_create_from_base
 from agents.workerproc import private_worker
-from bench.fake_model import FakeModelServer
+from bench.latency import chain_bound
 from bench.machine import stamp
 from llm.models import ModelCall
+from llm.policy_server import PolicyServer
 from memories.models import Memory, MemoryKind
 from world.models import Simulation, SimulationStatus
 
@@ -124,7 +126,7 @@ def full_day(owner: User, hours: float) -> dict[str, Any]:
     }
 
 
-def latency_run(owner: User, threads: int, url: str) -> dict[str, Any]:
+def latency_run(owner: User, threads: int, server: PolicyServer) -> dict[str, Any]:
     # The setup (rating the seed memories) is not timed: it runs offline.
     simulation = simulation_create_from_base(
         owner=owner,
@@ -134,10 +136,8 @@ def latency_run(owner: User, threads: int, url: str) -> dict[str, Any]:
         config={"cognition": "paper"},
         start_time=datetime(2023, 2, 13, 7, 0, tzinfo=UTC),
     )
-    settings.SMALLVILLE_LLM_BACKEND = "openai"
-    settings.SMALLVILLE_LLM_BASE_URL = url
-    settings.SMALLVILLE_LLM_API_KEY = "fake"
-    settings.SMALLVILLE_LLM_MODEL = "fake-300ms"
+    for key, value in server.settings().items():
+        setattr(settings, key, value)
     settings.SMALLVILLE_AGENT_THREADS = threads
     try:
         since = datetime.now(UTC)
@@ -146,6 +146,7 @@ def latency_run(owner: User, threads: int, url: str) -> dict[str, Any]:
         elapsed = time.perf_counter() - started
     finally:
         settings.SMALLVILLE_LLM_BACKEND = "offline"
+        settings.SMALLVILLE_LLM_SEND_TASK = False
     calls: list[dict[str, Any]] = [
         dict(row)
         for row in ModelCall.objects.filter(simulation=simulation, created_at__gte=since).values(
@@ -173,17 +174,11 @@ def _waits(calls: list[dict[str, Any]], elapsed: float) -> dict[str, Any]:
         (max(c["finished_at"] for c in cs) - min(c["created_at"] for c in cs)).total_seconds()
         for cs in by_step.values()
     )
-    chains = 0
-    for cs in by_step.values():
-        per_agent: dict[str, int] = defaultdict(int)
-        for call in cs:
-            per_agent[call["agent_name"]] += 1
-        chains += max(per_agent.values())
     return {
         "steps_with_calls": len(by_step),
         "waiting_for_the_model_seconds": round(waiting, 1),
         "engine_seconds": round(elapsed - waiting, 1),
-        "longest_chains_calls": chains,
+        "longest_chains_calls": chain_bound(calls),
     }
 
 
@@ -198,9 +193,10 @@ def main(argv: list[str] | None = None) -> None:
     if not args.latency_only:
         report["day"] = full_day(owner, args.hours)
     if not args.day_only:
-        with FakeModelServer(delay=0.3) as url:
-            concurrent = latency_run(owner, 25, url)
-            sequential = latency_run(owner, 1, url)
+        # No slot limit: the server answers every call in 300 ms, however many at once.
+        with PolicyServer(latency="fixed:0.3", slots=0) as server:
+            concurrent = latency_run(owner, 25, server)
+            sequential = latency_run(owner, 1, server)
         report["latency_300ms"] = {
             "agents": 25,
             "sim_hours": 1,

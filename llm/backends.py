@@ -28,6 +28,10 @@ from .tokens import count_message_tokens, count_tokens
 Message = dict[str, str]
 RESPONSE_FORMATS = ("json_schema", "json_object", "text")
 OFFLINE_MODEL = "offline-rules-v1"
+# The request body's field that carries a call's task, inputs and seed to the policy
+# server (llm/policy_server.py). A field of our own rather than OpenAI's `metadata`, whose
+# values are strings of at most 512 characters.
+TASK_FIELD = "smallville"
 _LOGGED_REPLY_CHARS = 2000
 
 
@@ -48,6 +52,7 @@ class LLMConfig:
     backoff_max: float
     dialect: str = "auto"
     context_tokens: int = 0
+    send_task: bool = False  # the task, inputs and seed go with each request (`TASK_FIELD`)
 
     @classmethod
     def from_settings(cls) -> LLMConfig:
@@ -65,6 +70,7 @@ class LLMConfig:
             backoff_max=settings.SMALLVILLE_LLM_BACKOFF_MAX,
             dialect=settings.SMALLVILLE_LLM_DIALECT,
             context_tokens=settings.SMALLVILLE_LLM_CONTEXT_TOKENS,
+            send_task=settings.SMALLVILLE_LLM_SEND_TASK,
         )
         if config.response_format not in RESPONSE_FORMATS:
             raise ImproperlyConfigured(
@@ -84,6 +90,24 @@ class ModelRequest:
     messages: tuple[Message, ...]
     seed: int
     max_tokens: int = 0  # the reply's token limit; 0: the task's own (`output_token_limit`)
+
+
+def task_field(request: ModelRequest) -> dict[str, Any]:
+    """What the policy server needs to answer `request` as the offline backend would."""
+    return {
+        "task": request.task.name,
+        "inputs": {name: _plain(value) for name, value in request.inputs.items()},
+        "seed": request.seed,
+    }
+
+
+def _plain(value: object) -> object:
+    """`value` as JSON keeps it: the inputs are text, numbers and lists of them."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"a prompt input of type {type(value).__name__} cannot be sent as JSON")
 
 
 @dataclass

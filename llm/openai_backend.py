@@ -14,7 +14,8 @@ retrying itself, so that every HTTP attempt is counted and logged:
 - any other refusal (401, 403, 404...) fails at once.
 Each ends as a parsed output or as a typed ModelCallFailed in the result. Every request
 carries the task's output-token limit, and a prompt is trimmed to the context window
-(`llm/context.py`) before it is sent.
+(`llm/context.py`) before it is sent. With SMALLVILLE_LLM_SEND_TASK a request also carries
+its task, inputs and seed (`TASK_FIELD`), for the policy server (`llm/policy_server.py`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,16 @@ import openai
 from django.core.cache import cache
 from openai.types.chat import ChatCompletionMessageParam
 
-from .backends import Attempt, BackendResult, LLMConfig, Message, ModelRequest, ms_since
+from .backends import (
+    TASK_FIELD,
+    Attempt,
+    BackendResult,
+    LLMConfig,
+    Message,
+    ModelRequest,
+    ms_since,
+    task_field,
+)
 from .context import MESSAGE_OVERHEAD, MIN_REPLY, Fitted, prompt_fit
 from .dialects import dialect_from_models, ladder_for, refuses_format, request_options
 from .errors import ModelCallFailed, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
@@ -175,7 +185,7 @@ class OpenAIBackend:
                         messages=cast(list[ChatCompletionMessageParam], messages),
                         seed=request.seed % 2**31,
                         max_tokens=max_tokens,
-                        **request_options(fmt, name=request.task.name, schema=schema),
+                        **self._options(fmt, request, schema),
                     )
             except openai.APIError as exc:
                 attempt.latency_ms = ms_since(started)
@@ -238,6 +248,14 @@ class OpenAIBackend:
                 max_tokens = min(max_tokens, room)
                 continue
             return BackendResult(output=output, raw_reply=raw, attempts=attempts, usage=usage)
+
+    def _options(self, rung: str, request: ModelRequest, schema: dict[str, Any]) -> dict[str, Any]:
+        """The rung's request options, and the task for the policy server when it is sent."""
+        options = request_options(rung, name=request.task.name, schema=schema)
+        if self.config.send_task:
+            extra = {**options.get("extra_body", {}), TASK_FIELD: task_field(request)}
+            options = {**options, "extra_body": extra}
+        return options
 
     @contextmanager
     def _slot(self) -> Iterator[None]:

