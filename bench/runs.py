@@ -11,13 +11,16 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
+from datetime import timedelta
 
 from django.contrib.auth.models import User
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from agents.engine import simulation_pause, simulation_run
 from agents.engine.run import RunConflict
 from agents.workerproc import private_worker
-from world.models import Simulation, SimulationStatus
+from world.models import Event, Simulation, SimulationStatus
 
 BENCH_USER = "bench"
 
@@ -27,11 +30,20 @@ def bench_owner() -> User:
     return owner
 
 
-def leftovers_pause() -> list[int]:
-    """Pause the bench user's running simulations; warn of anyone else's (left alone)."""
+def leftovers_pause(*, idle_seconds: float = 120) -> list[int]:
+    """Pause the bench user's running simulations that made no progress for
+    `idle_seconds` (left by a killed bench; a bench running beside this one keeps going);
+    warn of anyone else's (left alone)."""
     running = Simulation.objects.filter(status=SimulationStatus.RUNNING)
+    recent = Event.objects.filter(
+        simulation=OuterRef("pk"), created_at__gt=timezone.now() - timedelta(seconds=idle_seconds)
+    )
+    left = running.filter(
+        owner__username=BENCH_USER,
+        run_started_at__lt=timezone.now() - timedelta(seconds=idle_seconds),
+    ).exclude(Exists(recent))
     paused = []
-    for simulation in running.filter(owner__username=BENCH_USER):
+    for simulation in left:
         try:
             simulation_pause(simulation=simulation)
         except RunConflict:
