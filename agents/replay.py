@@ -1,0 +1,151 @@
+"""Replay of a simulation from its event log: residents' tiles and actions, step by step.
+
+The state at a step is what `agents.projections` would rebuild from the log up to it, for
+the fields a viewer draws: a tile (`agent.created`, `agent.moved`), an action (`agent.acting`,
+`agent.headed`, `agent.arrived`) and an emoji (`agent.acting`). A range is sent as the state
+at its first step and, for each later step, only what changed (as the reference's movement
+file did), so a client scrubs a sim day with a few requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import QuerySet
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
+
+from world.models import Agent, Event, Simulation
+
+from .events import AGENT_ACTING, AGENT_ARRIVED, AGENT_CREATED, AGENT_HEADED, AGENT_MOVED
+
+MAX_REPLAY_STEPS = 2880  # eight sim hours at 10 s a step; a sim day is three requests
+
+_TILE_KINDS = (AGENT_CREATED, AGENT_MOVED)
+_ACTION_KINDS = (AGENT_ACTING, AGENT_HEADED, AGENT_ARRIVED)
+
+
+@dataclass(frozen=True)
+class ReplayResident:
+    id: int
+    name: str
+    initials: str
+
+
+@dataclass
+class ReplayStep:
+    step: int
+    moved: list[int] = field(default_factory=list)  # index, x, y, index, x, y, ...
+    acted: list[list[Any]] = field(default_factory=list)  # [index, action, emoji]
+
+
+@dataclass(frozen=True)
+class Replay:
+    from_step: int
+    to_step: int
+    last_step: int
+    residents: list[ReplayResident]
+    tiles: list[int]  # at from_step: x, y per resident in `residents` order
+    actions: list[str]
+    emojis: list[str]
+    steps: list[ReplayStep]  # from_step + 1 .. to_step, one each, in order
+
+
+class ReplayRangeInvalid(ValueError):
+    """A range that is empty, reversed, too long or past the last committed step."""
+
+
+def initials(first_name: str, last_name: str, name: str) -> str:
+    parts = [p for p in (first_name, last_name) if p] or name.split()
+    return "".join(p[0].upper() for p in parts[:2]) or "?"
+
+
+def _latest(events: QuerySet[Event], kinds: tuple[str, ...]) -> QuerySet[Event]:
+    """Each agent's newest event of `kinds` (DISTINCT ON agent, newest seq first)."""
+    return events.filter(kind__in=kinds).order_by("agent", "-seq").distinct("agent")
+
+
+def _range_checked(simulation: Simulation, from_step: int, to_step: int | None) -> int:
+    last = simulation.step
+    if to_step is None:
+        to_step = min(last, from_step + MAX_REPLAY_STEPS)
+    if from_step < 0 or from_step > last:
+        raise ReplayRangeInvalid(f"from_step must be between 0 and {last} (the last step)")
+    if to_step < from_step or to_step > last:
+        raise ReplayRangeInvalid(
+            f"to_step must be between from_step ({from_step}) and {last} (the last step)"
+        )
+    if to_step - from_step > MAX_REPLAY_STEPS:
+        raise ReplayRangeInvalid(f"at most {MAX_REPLAY_STEPS} steps per request")
+    return to_step
+
+
+def simulation_replay(
+    *, simulation: Simulation, from_step: int, to_step: int | None = None
+) -> Replay:
+    """Residents' tiles and actions at `from_step`, then their changes up to `to_step`
+    (default: `MAX_REPLAY_STEPS` later, or the last committed step)."""
+    to_step = _range_checked(simulation, from_step, to_step)
+    agents = Agent.objects.filter(simulation=simulation).order_by("name")
+    rows = list(agents.values_list("id", "name", "first_name", "last_name"))
+    residents = [
+        ReplayResident(pk, name, initials(first, last, name)) for pk, name, first, last in rows
+    ]
+    index = {r.name: i for i, r in enumerate(residents)}
+    log = Event.objects.filter(simulation=simulation)
+    before = log.filter(step__lte=from_step)
+
+    tiles = [0] * (2 * len(residents))
+    for agent, tile in _latest(before, _TILE_KINDS).values_list(
+        "agent", KeyTransform("tile", "payload")
+    ):
+        if agent in index:
+            tiles[2 * index[agent]], tiles[2 * index[agent] + 1] = tile
+    actions = [""] * len(residents)
+    for agent, action in _latest(before, _ACTION_KINDS).values_list(
+        "agent", KeyTextTransform("action", "payload")
+    ):
+        if agent in index:
+            actions[index[agent]] = action or ""
+    emojis = [""] * len(residents)
+    for agent, emoji in _latest(before, (AGENT_ACTING,)).values_list(
+        "agent", KeyTextTransform("emoji", "payload")
+    ):
+        if agent in index:
+            emojis[index[agent]] = emoji or ""
+
+    steps = [ReplayStep(step) for step in range(from_step + 1, to_step + 1)]
+    changes = (
+        log.filter(step__gt=from_step, step__lte=to_step, kind__in=_TILE_KINDS + _ACTION_KINDS)
+        .order_by("seq")
+        .values_list(
+            "step",
+            "agent",
+            "kind",
+            KeyTransform("tile", "payload"),
+            KeyTextTransform("action", "payload"),
+            KeyTextTransform("emoji", "payload"),
+        )
+    )
+    emoji_now = list(emojis)
+    for step, agent, kind, tile, action, emoji in changes.iterator(chunk_size=5000):
+        i = index.get(agent)
+        if i is None:
+            continue
+        frame = steps[step - from_step - 1]
+        if kind in _TILE_KINDS:
+            frame.moved += [i, tile[0], tile[1]]
+            continue
+        if kind == AGENT_ACTING:
+            emoji_now[i] = emoji or ""
+        frame.acted.append([i, action or "", emoji_now[i]])
+    return Replay(
+        from_step=from_step,
+        to_step=to_step,
+        last_step=simulation.step,
+        residents=residents,
+        tiles=tiles,
+        actions=actions,
+        emojis=emojis,
+        steps=steps,
+    )
