@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install migrate demo test lint typecheck schema pytest bench serve web worker db-stop clean
+.PHONY: install migrate static chromium demo test lint typecheck schema pytest bench serve web worker db-stop clean
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (Python 3.11)"; exit 1; }
@@ -38,6 +38,21 @@ model-server: install-local migrate
 migrate: install
 	$(PY) manage.py migrate --verbosity 0
 
+# Static files (the admin's, Swagger UI's and Redoc's, the site's) gathered into staticfiles/,
+# where WhiteNoise serves them with DEBUG off (docs/operations.md).
+static: install
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+
+# The browser tests (tests/browser) drive the system's Chromium, the Debian package.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing chromium (apt-get) for the browser tests"; \
+			apt-get update -qq && apt-get install -y -qq chromium; \
+		else \
+			echo "the browser tests need Chromium: sudo apt-get install -y chromium"; exit 1; \
+		fi; }
+
 # `make demo LLM=local` runs it on the local model (three residents, each call's latency).
 LLM ?= offline
 demo: migrate
@@ -57,7 +72,7 @@ lint: install
 schema: migrate
 	$(PY) manage.py spectacular --fail-on-warn --validate --file /dev/null
 
-pytest: install install-local
+pytest: install install-local chromium
 	$(VENV)/bin/pytest -q
 
 test: lint schema pytest
@@ -88,7 +103,7 @@ bench: migrate install-local
 # the other SMALLVILLE_WEB_* change it) and one Celery worker, which keeps its persistent
 # connections. Ctrl-C stops both: SIGTERM, so gunicorn finishes the requests in flight
 # (at most SMALLVILLE_WEB_GRACEFUL_TIMEOUT s) and the worker its tasks.
-serve: migrate
+serve: migrate static
 	@echo "web (gunicorn) on http://$${SMALLVILLE_WEB_BIND:-127.0.0.1:8000} and one Celery worker; Ctrl-C stops both"
 	@trap 'kill -TERM $$web $$worker 2>/dev/null; wait' INT TERM; \
 	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection --loglevel=INFO --concurrency=2 & worker=$$!; \
@@ -96,7 +111,7 @@ serve: migrate
 	wait
 
 # The development server (reloads on changes; a connection per request thread).
-web: migrate
+web: migrate static
 	$(PY) manage.py runserver 127.0.0.1:8000
 
 # A worker consumes the tick queue and the reflection queue (SMALLVILLE_QUEUE, default

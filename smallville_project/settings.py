@@ -38,11 +38,14 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # WhiteNoise serves static files under runserver too, as under gunicorn (DEBUG or not).
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from here, not from a CDN
     "world",
     "memories",
     "agents",
@@ -50,10 +53,13 @@ INSTALLED_APPS = [
     "agents.reflection",
     "evaluations",
     "api",
+    "web",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the admin's, Swagger UI's, the site's) from the app itself, DEBUG or not.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "api.middleware.RequestSizeLimitMiddleware",
     "api.middleware.UnsafeTextMiddleware",
     "api.middleware.ServiceUnavailableMiddleware",
@@ -116,7 +122,18 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
+# `manage.py collectstatic` (make static) gathers them here; WhiteNoise serves them, gzipped.
+# Not the manifest storage: it makes every page with `{% static %}` a 500 until collectstatic
+# has run (tests and runserver included); without it file names carry no hash, so browsers
+# revalidate after WHITENOISE_MAX_AGE instead of caching forever.
 STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "landing"
+LOGOUT_REDIRECT_URL = "landing"
 
 # Request size limits: a simulation request is small; nothing legitimate is near this.
 # Django applies it to forms; api.middleware.RequestSizeLimitMiddleware to every /api/ body.
@@ -180,6 +197,10 @@ SPECTACULAR_SETTINGS = {
         "LocationKindEnum": "world.models.LocationKind",
         "MemoryKindEnum": "memories.models.MemoryKind",
     },
+    # Swagger UI and Redoc from drf-spectacular-sidecar's static files: no CDN, no network.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Celery: Redis broker by default; tasks are acknowledged late and idempotent.

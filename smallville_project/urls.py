@@ -1,10 +1,14 @@
-"""Top-level URLs: admin, API, OpenAPI schema and Swagger UI."""
+"""Top-level URLs: the web face, admin, API, OpenAPI schema, Swagger UI and Redoc."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerView,
+)
 
 # Under /api/, Django's own 404 and 500 answer in the API's error format too.
 handler404 = "api.errors.handler404"
@@ -15,4 +19,6 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("", include("web.urls")),
 ]

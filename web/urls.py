@@ -1,0 +1,19 @@
+"""URLs of the web face: the landing page and the session login and logout."""
+
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.landing, name="landing"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(template_name="web/login.html"),
+        name="login",
+    ),
+    # Logout is a POST (Django 5): a link cannot log anyone out behind their back.
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+]
