@@ -2,9 +2,9 @@
 
 The state at a step is what `agents.projections` would rebuild from the log up to it, for
 the fields a viewer draws: a tile (`agent.created`, `agent.moved`), an action (`agent.acting`,
-`agent.headed`, `agent.arrived`) and an emoji (`agent.acting`). A range is sent as the state
-at its first step and, for each later step, only what changed (as the reference's movement
-file did), so a client scrubs a sim day with a few requests.
+`agent.headed`, `agent.arrived`), an emoji and a partner in conversation (`agent.acting`).
+A range is sent as the state at its first step and, for each later step, only what changed
+(as the reference's movement file did), so a client scrubs a sim day with a few requests.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ class ReplayResident:
 class ReplayStep:
     step: int
     moved: list[int] = field(default_factory=list)  # index, x, y, index, x, y, ...
-    acted: list[list[Any]] = field(default_factory=list)  # [index, action, emoji]
+    # [index, action, emoji, index of the partner in conversation or -1]
+    acted: list[list[Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Replay:
     tiles: list[int]  # at from_step: x, y per resident in `residents` order
     actions: list[str]
     emojis: list[str]
+    partners: list[int]  # index of whom each resident talks with, or -1
     steps: list[ReplayStep]  # from_step + 1 .. to_step, one each, in order
 
 
@@ -107,12 +109,13 @@ def simulation_replay(
     ):
         if agent in index:
             actions[index[agent]] = action or ""
-    emojis = [""] * len(residents)
-    for agent, emoji in _latest(before, (AGENT_ACTING,)).values_list(
-        "agent", KeyTextTransform("emoji", "payload")
+    emojis, partners = [""] * len(residents), [-1] * len(residents)
+    for agent, emoji, partner in _latest(before, (AGENT_ACTING,)).values_list(
+        "agent", KeyTextTransform("emoji", "payload"), KeyTextTransform("chatting_with", "payload")
     ):
         if agent in index:
             emojis[index[agent]] = emoji or ""
+            partners[index[agent]] = index.get(partner or "", -1)
 
     steps = [ReplayStep(step) for step in range(from_step + 1, to_step + 1)]
     changes = (
@@ -125,10 +128,12 @@ def simulation_replay(
             KeyTransform("tile", "payload"),
             KeyTextTransform("action", "payload"),
             KeyTextTransform("emoji", "payload"),
+            KeyTextTransform("chatting_with", "payload"),
         )
     )
-    emoji_now = list(emojis)
-    for step, agent, kind, tile, action, emoji in changes.iterator(chunk_size=5000):
+    # headed and arrived change the action only: emoji and partner stay the acting's.
+    emoji_now, partner_now = list(emojis), list(partners)
+    for step, agent, kind, tile, action, emoji, partner in changes.iterator(chunk_size=5000):
         i = index.get(agent)
         if i is None:
             continue
@@ -137,8 +142,8 @@ def simulation_replay(
             frame.moved += [i, tile[0], tile[1]]
             continue
         if kind == AGENT_ACTING:
-            emoji_now[i] = emoji or ""
-        frame.acted.append([i, action or "", emoji_now[i]])
+            emoji_now[i], partner_now[i] = emoji or "", index.get(partner or "", -1)
+        frame.acted.append([i, action or "", emoji_now[i], partner_now[i]])
     return Replay(
         from_step=from_step,
         to_step=to_step,
@@ -147,5 +152,6 @@ def simulation_replay(
         tiles=tiles,
         actions=actions,
         emojis=emojis,
+        partners=partners,
         steps=steps,
     )

@@ -86,7 +86,8 @@ class ReplayStepSerializer(serializers.Serializer[Any]):
     )
     acted = serializers.ListField(
         child=serializers.JSONField(),
-        help_text="[resident index, action, emoji] for each resident whose action changed",
+        help_text="[resident index, action, emoji, partner index or -1] for each resident "
+        "whose action changed (the partner: whom it talks with)",
     )
 
 
@@ -102,6 +103,9 @@ class ReplaySerializer(serializers.Serializer[Any]):
     )
     actions = serializers.ListField(child=serializers.CharField(allow_blank=True))
     emojis = serializers.ListField(child=serializers.CharField(allow_blank=True))
+    partners = serializers.ListField(
+        child=serializers.IntegerField(), help_text="whom each resident talks with (index), or -1"
+    )
     steps = ReplayStepSerializer(many=True, help_text="from_step + 1 .. to_step, in order")
 
 
@@ -117,5 +121,6 @@ def replay_data(replay: Replay) -> dict[str, Any]:
         "tiles": replay.tiles,
         "actions": replay.actions,
         "emojis": replay.emojis,
+        "partners": replay.partners,
         "steps": [{"step": s.step, "moved": s.moved, "acted": s.acted} for s in replay.steps],
     }

@@ -63,10 +63,10 @@ class ReplayView(APIView):
     @extend_schema(
         summary="Replay a range of steps",
         description="The residents listed once (their index is their place in the list), "
-        "their tiles, actions and emojis at `from_step`, then for each step up to `to_step` "
-        "only what changed: `moved` (index, x, y triples) and `acted` ([index, action, "
-        "emoji]). Computed from the event log. A range past the last committed step, "
-        "reversed, or longer than the limit is a 400.",
+        "their tiles, actions, emojis and conversation partners at `from_step`, then for "
+        "each step up to `to_step` only what changed: `moved` (index, x, y triples) and "
+        "`acted` ([index, action, emoji, partner index or -1]). Computed from the event log. "
+        "A range past the last committed step, reversed, or longer than the limit is a 400.",
         parameters=[SIMULATION_ID, ReplayQuerySerializer],
         responses={200: ReplaySerializer, **error_responses(400, 401, 404)},
     )

@@ -13,13 +13,13 @@ from world.models import Agent, Simulation
 
 from . import create, error_of
 
-State = dict[str, tuple[int, int, str, str]]
+State = dict[str, tuple[int, int, str, str, str]]
 
 
 def _live(simulation: Simulation) -> State:
     """What the projection holds now: tile, action and emoji per resident."""
     return {
-        a.name: (a.tile_x, a.tile_y, a.action, a.action_emoji)
+        a.name: (a.tile_x, a.tile_y, a.action, a.action_emoji, a.chatting_with)
         for a in Agent.objects.filter(simulation=simulation)
     }
 
@@ -28,16 +28,23 @@ def _play(body: dict[str, Any], until: int) -> State:
     """The state at step `until`, applying the replay's changes as a client does."""
     names = [r["name"] for r in body["residents"]]
     tiles, actions, emojis = list(body["tiles"]), list(body["actions"]), list(body["emojis"])
+    partners = list(body["partners"])
     for frame in body["steps"]:
         if frame["step"] > until:
             break
         moved = frame["moved"]
         for k in range(0, len(moved), 3):
             tiles[2 * moved[k]], tiles[2 * moved[k] + 1] = moved[k + 1], moved[k + 2]
-        for index, action, emoji in frame["acted"]:
-            actions[index], emojis[index] = action, emoji
+        for index, action, emoji, partner in frame["acted"]:
+            actions[index], emojis[index], partners[index] = action, emoji, partner
     return {
-        name: (tiles[2 * i], tiles[2 * i + 1], actions[i], emojis[i])
+        name: (
+            tiles[2 * i],
+            tiles[2 * i + 1],
+            actions[i],
+            emojis[i],
+            names[partners[i]] if partners[i] >= 0 else "",
+        )
         for i, name in enumerate(names)
     }
 
