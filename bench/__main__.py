@@ -27,6 +27,7 @@ BENCHES = (
     "emergence",
     "local_model",
     "evaluation",
+    "replay",
 )
 
 

@@ -80,7 +80,12 @@ def _tiles_at(simulation: Simulation, step: int) -> dict[str, list[int]]:
 
 
 def test_viewer_draws_the_ville_and_its_residents(
-    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact, requested: list[str]
+    live_server: LiveServer,
+    page: Page,
+    user: User,
+    login: Login,
+    artifact: Artifact,
+    requested: list[str],
 ) -> None:
     simulation = _simulation(user)
     login(page, user, PASSWORD)
@@ -183,7 +188,12 @@ def test_a_click_opens_the_residents_panel_with_plan_and_memories(
 
 
 def test_another_users_viewer_is_a_404(
-    live_server: LiveServer, page: Page, user: User, other_user: User, login: Login, artifact: Artifact
+    live_server: LiveServer,
+    page: Page,
+    user: User,
+    other_user: User,
+    login: Login,
+    artifact: Artifact,
 ) -> None:
     simulation = _simulation(user)
     login(page, other_user, "bob-password-1")
