@@ -21,8 +21,10 @@ from django.contrib.auth.models import User
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
 from django.test.utils import override_settings
-from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from pytest_django.live_server_helper import LiveServer
+
+from .traffic import Traffic
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -99,15 +101,11 @@ def page(context: BrowserContext) -> Page:
 
 
 @pytest.fixture
-def requested(page: Page) -> list[str]:
-    """Every URL the page asks for, to check that nothing leaves the server."""
-    urls: list[str] = []
-
-    def record(request: Request) -> None:
-        urls.append(request.url)
-
-    page.on("request", record)
-    return urls
+def traffic(page: Page, live_server: LiveServer) -> Traffic:
+    """What `page` asks for and gets, to check that nothing leaves the server."""
+    traffic = Traffic(origin=live_server.url)
+    traffic.watch(page)
+    return traffic
 
 
 @pytest.fixture
@@ -131,7 +129,7 @@ def artifact() -> Callable[[Page, str], Path]:
     def save(page: Page, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path))  # the viewport: Redoc's full page is 40,000 px tall
         return path
 
     return save
