@@ -204,3 +204,28 @@ def test_another_users_viewer_is_a_404(
     page.context.clear_cookies()
     page.goto(f"{live_server.url}/simulations/{simulation.pk}/")
     assert "/accounts/login/" in page.url
+
+
+def test_five_hundred_residents_are_drawn_smoothly(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    from bench.engine import simulation_of
+
+    simulation = simulation_of(500, user)
+    simulation_run_inline(simulation=simulation, steps=3)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    assert len(_drawn(page)["names"]) == 500
+    # A frame with every resident walking: the map, 500 discs, initials and emojis.
+    ms = page.evaluate(
+        """() => {
+          const town = window.smallvilleViewer.town;
+          const now = performance.now();
+          town.residents.forEach((r) => { r.fromX = r.x - 1; r.start = now; });
+          const started = performance.now();
+          for (let k = 0; k < 10; k++) town.frame(now + 100);
+          return (performance.now() - started) / 10;
+        }"""
+    )
+    assert ms < 25, f"a frame of 500 residents takes {ms:.1f} ms"
+    artifact(page, "viewer-500-residents")
