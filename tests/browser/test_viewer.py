@@ -17,6 +17,7 @@ from agents.engine import simulation_run_inline
 from agents.events import AGENT_CREATED, AGENT_MOVED
 from agents.services import simulation_create_from_base
 from tests.agents.workers import celery_worker, wait_for
+from tests.browser.traffic import Traffic
 from world.models import Event, Simulation
 
 N3 = "base_the_ville_isabella_maria_klaus"
@@ -85,7 +86,7 @@ def test_viewer_draws_the_ville_and_its_residents(
     user: User,
     login: Login,
     artifact: Artifact,
-    requested: list[str],
+    traffic: Traffic,
 ) -> None:
     simulation = _simulation(user)
     login(page, user, PASSWORD)
@@ -111,7 +112,9 @@ def test_viewer_draws_the_ville_and_its_residents(
     assert sum(rgb == [61, 66, 71] for rgb in dark) > len(dark) * 0.6, dark
     assert page.locator("#offline-note").is_visible()
     assert "rules, not from a language model" in page.inner_text("#offline-note")
-    assert all(url.startswith(live_server.url) for url in requested), "something left the server"
+    assert traffic.offsite() == [], "something was loaded from outside the server"
+    assert traffic.failed() == []
+    assert any(url.endswith("/static/web/viewer/main.js") for url in traffic.static())
     artifact(page, "viewer-town")
 
 
