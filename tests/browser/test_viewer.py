@@ -14,10 +14,11 @@ from playwright.sync_api import Page
 from pytest_django.live_server_helper import LiveServer
 
 from agents.engine import simulation_run_inline
-from agents.events import AGENT_CREATED, AGENT_MOVED
+from agents.events import AGENT_CREATED, AGENT_MOVED, agent_acting
 from agents.services import simulation_create_from_base
 from tests.agents.workers import celery_worker, wait_for
 from tests.browser.traffic import Traffic
+from world.eventlog import events_append
 from world.models import Event, Simulation
 
 N3 = "base_the_ville_isabella_maria_klaus"
@@ -188,6 +189,51 @@ def test_a_click_opens_the_residents_panel_with_plan_and_memories(
     memory = simulation.agents.get(name="Isabella Rodriguez").memories.order_by("-number").first()
     assert memory is not None and memory.description in text
     artifact(page, "viewer-resident-panel")
+
+    # The interview box: a question, and her answer (the offline backend's words).
+    page.fill("#interview textarea[name=question]", "What are you planning this week?")
+    page.click("#interview button[type=submit]")
+    page.wait_for_selector("#interview-answer strong")
+    interview = simulation.interviews.get()
+    assert interview.question == "What are you planning this week?"
+    assert interview.answer in page.inner_text("#interview-answer")
+
+
+def test_a_conversation_in_progress_is_drawn_as_a_link(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    simulation = _simulation(user)
+    talk = [("Isabella Rodriguez", "Maria Lopez"), ("Maria Lopez", "Isabella Rodriguez")]
+    events_append(
+        simulation=simulation,
+        drafts=[
+            agent_acting(
+                agent=speaker,
+                action=f"chatting with {partner}",
+                emoji="💬",
+                address="",
+                spo=(),
+                start_step=0,
+                end_step=10,
+                chatting_with=partner,
+            )
+            for speaker, partner in talk
+        ],
+        step=0,
+    )
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    assert page.inner_text("#conversations") == "Isabella Rodriguez ↔ Maria Lopez"
+    # The link: a red dash halfway between the two.
+    drawn = _drawn(page)
+    a, b = (drawn["points"][drawn["names"].index(name)] for name, _ in talk)
+    reds = 0
+    for k in range(20):
+        f = 0.3 + 0.02 * k
+        red, green, blue, _ = _pixel(page, a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f)
+        reds += red > 150 and green < 110 and blue < 110
+    assert reds >= 5, reds
+    artifact(page, "viewer-conversation-link")
 
 
 def test_another_users_viewer_is_a_404(
