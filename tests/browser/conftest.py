@@ -1,10 +1,12 @@
 """Browser fixtures: the system's Chromium driven by Playwright against a live server that
 serves static files as production does (collectstatic, then WhiteNoise, DEBUG off).
 
-Playwright's sync API runs an asyncio event loop in the test's thread; Django then refuses
-database use in that thread (SynchronousOnlyOperation), although the test only calls the
-ORM synchronously between browser calls. DJANGO_ALLOW_ASYNC_UNSAFE lifts that check; it
-must be set before Django looks at it, hence at import time here.
+Playwright's sync API keeps an asyncio event loop running in the test's thread while it is
+started; Django then refuses database use in that thread (SynchronousOnlyOperation),
+although the tests only call the ORM synchronously between browser calls. While the
+browser is up, DJANGO_ALLOW_ASYNC_UNSAFE lifts that check. Both live for this package's
+tests only (scope "package"), so the rest of a `make pytest` run keeps Django's check and
+sees no running loop.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,24 +29,22 @@ from pytest_django.live_server_helper import LiveServer
 
 from .traffic import Traffic
 
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "screens"
 HOST = "127.0.0.1"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def collected_static(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """`collectstatic` into a STATIC_ROOT of this session's (as `make static` does into
+    """`collectstatic` into a STATIC_ROOT of this run's (as `make static` does into
     staticfiles/), so WhiteNoise serves what production would serve and parallel runs
-    never write each other's files."""
+    never write each other's files. The rest of the run keeps the usual STATIC_ROOT."""
     root = tmp_path_factory.mktemp("staticfiles")
     with override_settings(STATIC_ROOT=root):
         call_command("collectstatic", "--noinput", verbosity=0)
         yield root
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def live_server(collected_static: Path) -> Iterator[LiveServer]:
     """pytest-django's live server on 127.0.0.1, without its StaticFilesHandler.
 
@@ -75,10 +76,23 @@ class _NoStaticHandler(WSGIHandler):
         return self.application(environ, start_response)
 
 
-@pytest.fixture(scope="session")
+@contextmanager
+def _async_unsafe_allowed() -> Iterator[None]:
+    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
+
+
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     """Headless Chromium: the Debian package (`make test` installs it), not a download."""
-    with sync_playwright() as playwright:
+    with _async_unsafe_allowed(), sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=shutil.which("chromium") or "/usr/bin/chromium", headless=True
         )

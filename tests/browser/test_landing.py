@@ -78,7 +78,7 @@ def test_landing_logged_in_lists_own_simulations(
 
 
 def test_login_refuses_a_wrong_password(
-    live_server: LiveServer, page: Page, artifact, alice: User
+    live_server: LiveServer, page: Page, traffic: Traffic, artifact, alice: User
 ) -> None:
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("input[name=username]", "alice")
@@ -89,3 +89,5 @@ def test_login_refuses_a_wrong_password(
     artifact(page, "login-refused")
     page.goto(f"{live_server.url}/")
     expect(page.locator(".simulations")).to_have_count(0)
+    assert traffic.offsite() == []
+    assert traffic.failed() == []
