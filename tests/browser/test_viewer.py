@@ -236,6 +236,23 @@ def test_a_conversation_in_progress_is_drawn_as_a_link(
     artifact(page, "viewer-conversation-link")
 
 
+def test_a_newcomer_appears_on_the_page(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    from agents.controls.stepping_in import newcomer_create
+
+    simulation = _simulation(user)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    assert len(_drawn(page)["names"]) == 3
+    newcomer_create(simulation=simulation, name="Ada Lovelace", tile=(72, 14))
+    page.wait_for_function("window.smallvilleViewer.residents.length === 4")
+    drawn = _drawn(page)
+    i = drawn["names"].index("Ada Lovelace")
+    assert drawn["tiles"][2 * i : 2 * i + 2] == [72, 14]
+    artifact(page, "viewer-newcomer")
+
+
 def test_another_users_viewer_is_a_404(
     live_server: LiveServer,
     page: Page,

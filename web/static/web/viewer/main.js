@@ -64,11 +64,9 @@ class Viewer {
     const wrap = $("map-wrap");
     this.town.setScale(Math.max(6, Math.floor(wrap.clientWidth / map.width)));
     const first = await this.chunk(simulation.step);
-    this.residents = first.residents;
-    this.index = new Map(this.residents.map((r, i) => [r.name, i]));
-    this.live = stateAt(first, simulation.step);
     this.lastStep = simulation.step;
-    this.townPanel = new TownPanel(API, this.residents);
+    this.townPanel = new TownPanel(API, first.residents);
+    this.meet(first);
     this.residentPanel = new ResidentPanel(API, (i) => this.select(i));
     this.show(this.live, simulation.step, false);
     this.wire();
@@ -76,6 +74,24 @@ class Viewer {
     this.offlineNote();
     root.dataset.ready = "true";
     this.poll();
+  }
+
+  // The residents and the live state as the replay gives them at the last step.
+  meet(chunk) {
+    this.residents = chunk.residents;
+    this.townPanel.residents = chunk.residents;
+    this.index = new Map(this.residents.map((r, i) => [r.name, i]));
+    this.live = stateAt(chunk, this.lastStep);
+  }
+
+  // A newcomer joined: read the residents again once the frames read are shown.
+  async rejoin() {
+    const selected = this.selected >= 0 ? this.residents[this.selected].name : null;
+    this.chunks.clear();
+    this.meet(await this.chunk(this.lastStep));
+    this.selected = this.town.selected = selected ? this.index.get(selected) : -1;
+    this.newcomer = false;
+    if (this.following) this.show(this.live, this.lastStep, false);
   }
 
   // The replay chunk holding `step` (cached; refetched while the run adds steps to it).
@@ -190,6 +206,7 @@ class Viewer {
   async poll() {
     try {
       this.showSimulation(await getJSON(`${API}/`));
+      if (this.newcomer && !this.playing) await this.rejoin();
       await this.readEvents();
     } catch (error) {
       $("control-error").textContent = `lost the server: ${error.message}`;
@@ -198,8 +215,10 @@ class Viewer {
   }
 
   async readEvents() {
+    // The first read starts at the step shown (its events change nothing drawn, as they
+    // are in the replay already): a newcomer may join at it, with no step after it.
     let params = this.lastSeq === null
-      ? { step_min: this.lastStep + 1, page_size: 1000 }
+      ? { step_min: this.lastStep, page_size: 1000 }
       : { seq_after: this.lastSeq, page_size: 1000 };
     let url = `${API}/events/`;
     for (;;) {
@@ -231,6 +250,9 @@ class Viewer {
       case "agent.arrived":
         // The action only: emoji and partner stay the last acting's (null: keep).
         if (i !== undefined) this.frame.acted.push([i, p.action, null, null]);
+        break;
+      case "agent.created":
+        if (i === undefined) this.newcomer = true;
         break;
       case "simulation.stepped":
         this.frames.push({ step: p.step, ...this.frame });
