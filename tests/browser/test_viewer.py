@@ -16,6 +16,8 @@ from pytest_django.live_server_helper import LiveServer
 from agents.engine import simulation_run_inline
 from agents.events import AGENT_CREATED, AGENT_MOVED, agent_acting
 from agents.services import simulation_create_from_base
+from memories.models import MemoryKind
+from memories.services import MemoryDraft, memories_create
 from tests.agents.workers import celery_worker, wait_for
 from tests.browser.traffic import Traffic
 from world.eventlog import events_append
@@ -172,6 +174,20 @@ def test_a_click_opens_the_residents_panel_with_plan_and_memories(
     live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
 ) -> None:
     simulation = _simulation(user, cognition="paper", steps=3)
+    isabella = simulation.agents.get(name="Isabella Rodriguez")
+    cited = list(isabella.memories.order_by("number")[:2])
+    memories_create(
+        simulation=simulation,
+        drafts=[
+            MemoryDraft(
+                agent=isabella.name,
+                kind=MemoryKind.REFLECTION,
+                description="Isabella cares about her cafe's regulars",
+                importance=7,
+                evidence=tuple(m.number for m in cited),
+            )
+        ],
+    )
     login(page, user, PASSWORD)
     _open(page, live_server, simulation)
     drawn = _drawn(page)
@@ -186,8 +202,13 @@ def test_a_click_opens_the_residents_panel_with_plan_and_memories(
     assert "Isabella Rodriguez" in text and "Today's plan" in text
     assert page.locator("#resident-panel .plan li").count() > 0
     assert page.locator("#resident-panel .plan li.current").count() > 0, "no current plan item"
-    memory = simulation.agents.get(name="Isabella Rodriguez").memories.order_by("-number").first()
+    memory = isabella.memories.exclude(kind=MemoryKind.REFLECTION).order_by("-number").first()
     assert memory is not None and memory.description in text
+    # Her reflection, with the memories it cites.
+    reflection = page.locator("#resident-panel .reflections > li").first
+    assert "Isabella cares about her cafe's regulars" in reflection.inner_text()
+    evidence = reflection.locator(".evidence li").all_inner_texts()
+    assert evidence == [f"#{m.number} {m.description}" for m in cited]
     artifact(page, "viewer-resident-panel")
 
     # The interview box: a question, and her answer (the offline backend's words).
