@@ -14,7 +14,7 @@ from playwright.sync_api import Page
 from pytest_django.live_server_helper import LiveServer
 
 from agents.engine import simulation_run_inline
-from agents.events import AGENT_CREATED, AGENT_MOVED, agent_acting
+from agents.events import AGENT_CREATED, AGENT_MOVED, agent_acting, conversation_held
 from agents.services import simulation_create_from_base
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
@@ -239,6 +239,18 @@ def test_a_conversation_in_progress_is_drawn_as_a_link(
                 chatting_with=partner,
             )
             for speaker, partner in talk
+        ]
+        + [
+            conversation_held(
+                agent="Isabella Rodriguez",
+                participants=["Isabella Rodriguez", "Maria Lopez"],
+                lines=[
+                    {"speaker": "Isabella Rodriguez", "text": "Come to my party on Friday!"},
+                    {"speaker": "Maria Lopez", "text": "I would love to."},
+                ],
+                summary="Isabella invites Maria to her party",
+                address="the Ville:Hobbs Cafe:cafe",
+            )
         ],
         step=0,
     )
@@ -255,6 +267,15 @@ def test_a_conversation_in_progress_is_drawn_as_a_link(
         reds += red > 150 and green < 110 and blue < 110
     assert reds >= 5, reds
     artifact(page, "viewer-conversation-link")
+
+    # Maria's panel has the conversation, line by line.
+    page.locator("#map").click(position={"x": b[0], "y": b[1]})
+    page.wait_for_selector("#resident-panel .conversation li")
+    lines = page.locator("#resident-panel .conversation li").all_inner_texts()
+    assert lines == [
+        "Isabella Rodriguez: Come to my party on Friday!",
+        "Maria Lopez: I would love to.",
+    ]
 
 
 def test_a_newcomer_appears_on_the_page(

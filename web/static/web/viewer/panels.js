@@ -149,9 +149,9 @@ export class ResidentPanel {
         el("li", {}, el("span", { class: "muted" }, `${time(m.created)} · ${m.kind} · ${m.importance} `), m.description))),
       el("h3", {}, "Conversations"),
       talks.length
-        ? talks.map((c) => el("div", { class: "conversation" },
+        ? el("div", { class: "conversations" }, talks.map((c) => el("div", { class: "conversation" },
             el("p", { class: "muted" }, `${time(c.started)} at ${c.address || "?"}: ${c.participants.join(", ")}`),
-            el("ul", {}, (c.lines || []).map((line) => el("li", {}, el("strong", {}, `${line.speaker}: `), line.text)))))
+            el("ul", {}, (c.lines || []).map((line) => el("li", {}, el("strong", {}, `${line.speaker}: `), line.text))))))
         : el("p", { class: "muted" }, "no conversations yet"),
       el("h3", {}, "Reflections"),
       trees.filter(Boolean).length
