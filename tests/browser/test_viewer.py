@@ -11,11 +11,17 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
 from agents.engine import simulation_run_inline
-from agents.events import AGENT_CREATED, AGENT_MOVED, agent_acting, conversation_held
+from agents.events import (
+    AGENT_CREATED,
+    AGENT_MOVED,
+    agent_acting,
+    conversation_held,
+    object_state,
+)
 from agents.services import simulation_create_from_base
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
@@ -221,7 +227,7 @@ def test_a_click_opens_the_residents_panel_with_plan_and_memories(
     assert interview.answer in page.inner_text("#interview-answer")
 
 
-def test_a_conversation_in_progress_is_drawn_as_a_link(
+def test_the_town_panel_and_a_conversation_in_progress_drawn_as_a_link(
     live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
 ) -> None:
     simulation = _simulation(user)
@@ -251,13 +257,15 @@ def test_a_conversation_in_progress_is_drawn_as_a_link(
                 ],
                 summary="Isabella invites Maria to her party",
                 address="the Ville:Hobbs Cafe:cafe",
-            )
+            ),
+            object_state(address="the Ville:Hobbs Cafe:cafe:piano", state="being played"),
         ],
         step=0,
     )
     login(page, user, PASSWORD)
     _open(page, live_server, simulation)
     assert page.inner_text("#conversations") == "Isabella Rodriguez ↔ Maria Lopez"
+    expect(page.locator("#objects")).to_have_text("cafe: piano being played")
     # The link: a red dash halfway between the two.
     drawn = _drawn(page)
     a, b = (drawn["points"][drawn["names"].index(name)] for name, _ in talk)
