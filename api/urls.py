@@ -28,4 +28,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("api.control_urls")),
     path("", include("api.cognition_urls")),
     path("", include("api.evaluation_urls")),
+    path("", include("api.replay_urls")),
 ]

@@ -28,6 +28,7 @@ BENCHES = (
     "emergence",
     "local_model",
     "evaluation",
+    "replay",
 )
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import viewer_views, views
 
 urlpatterns = [
     path("", views.landing, name="landing"),
+    path("simulations/<int:pk>/", viewer_views.viewer, name="viewer"),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(template_name="web/login.html"),

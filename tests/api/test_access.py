@@ -46,6 +46,8 @@ ENDPOINTS = [
     ("post", "/api/simulations/1/residents/Isabella Rodriguez/say/"),
     ("get", "/api/simulations/1/objects/"),
     ("put", "/api/simulations/1/objects/"),
+    ("get", "/api/towns/1/map/"),
+    ("get", "/api/simulations/1/replay/"),
 ]
 
 
@@ -122,6 +124,7 @@ def test_another_users_simulation_is_not_found(api: APIClient, other_api: APICli
         ),
         api.get(f"{base}/objects/"),
         api.put(f"{base}/objects/", {"address": "x", "state": "burning"}, format="json"),
+        api.get(f"{base}/replay/"),
     ):
         assert response.status_code == 404, response.content
         assert error_of(response)["code"] == "not_found"
@@ -142,6 +145,9 @@ def test_another_users_simulation_is_not_found(api: APIClient, other_api: APICli
         "/api/towns/999999/",
         "/api/towns/999999/locations/",
         "/api/towns/999999/path/?from_x=1&from_y=1&to_x=2&to_y=2",
+        "/api/towns/999999/map/",
+        "/api/towns/99999999999999999999/map/",
+        "/api/simulations/99999999999999999999/replay/",
     ],
 )
 def test_missing_objects_are_404_in_the_error_format(api: APIClient, url: str) -> None:

@@ -88,6 +88,17 @@ class Command(BaseCommand):
         self.stdout.write("  " + " ".join(f"({x},{y})" for x, y in path))
         self._run(simulation, options["steps"], worker_env)
         self._show_timeline(simulation)
+        self._show_viewer(simulation)
+
+    def _show_viewer(self, simulation: Simulation) -> None:
+        """Where to watch and replay the run: the viewer's URL, and how to get there."""
+        self.stdout.write(
+            f"\nWatch and replay it in the town viewer: "
+            f"http://127.0.0.1:8000/simulations/{simulation.pk}/\n"
+            f"  start the server:  make serve   (or `make web` for the development server)\n"
+            f"  log in as '{DEMO_USER}': set its password once with "
+            f"`python manage.py changepassword {DEMO_USER}`"
+        )
 
     def _show_day(self, simulation: Simulation) -> None:
         """Where each resident went (a line when its place changes), and who talked."""

@@ -1,0 +1,358 @@
+"""The town viewer in a real browser: the Ville and its residents drawn, a resident moving
+while a real worker runs the simulation, the replay slider, a resident's panel, and
+another user's viewer a 404."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+from pytest_django.live_server_helper import LiveServer
+
+from agents.engine import simulation_run_inline
+from agents.events import (
+    AGENT_CREATED,
+    AGENT_MOVED,
+    agent_acting,
+    conversation_held,
+    object_state,
+)
+from agents.services import simulation_create_from_base
+from memories.models import MemoryKind
+from memories.services import MemoryDraft, memories_create
+from tests.agents.workers import celery_worker, wait_for
+from tests.browser.traffic import Traffic
+from world.eventlog import events_append
+from world.models import Event, Simulation
+
+N3 = "base_the_ville_isabella_maria_klaus"
+PASSWORD = "alice-password-1"
+Login = Callable[[Page, User, str], None]
+Artifact = Callable[[Page, str], Path]
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _simulation(owner: User, cognition: str = "minimal", steps: int = 0) -> Simulation:
+    simulation = simulation_create_from_base(
+        owner=owner, base=N3, seed=3, config={"cognition": cognition}
+    )
+    if steps:
+        simulation = simulation_run_inline(simulation=simulation, steps=steps)
+    return simulation
+
+
+def _open(page: Page, live_server: LiveServer, simulation: Simulation) -> None:
+    page.goto(f"{live_server.url}/simulations/{simulation.pk}/")
+    page.wait_for_selector("#viewer[data-ready=true]")
+
+
+def _drawn(page: Page) -> dict[str, Any]:
+    """What the page draws now: each resident's tile and point on the canvas, the step."""
+    return dict(
+        page.evaluate(
+            """() => {
+              const v = window.smallvilleViewer;
+              return {
+                step: v.shownStep,
+                names: v.residents.map((r) => r.name),
+                tiles: Array.from(v.state.tiles),
+                points: v.town.drawn,
+                tile: v.town.tile,
+              };
+            }"""
+        )
+    )
+
+
+def _pixel(page: Page, x: float, y: float) -> list[int]:
+    script = """([x, y]) => {
+      const c = document.getElementById("map");
+      const r = window.devicePixelRatio || 1;
+      return Array.from(c.getContext("2d").getImageData(x * r, y * r, 1, 1).data);
+    }"""
+    return list(page.evaluate(script, [x, y]))
+
+
+def _tiles_at(simulation: Simulation, step: int) -> dict[str, list[int]]:
+    """Each resident's tile at `step`, read from the log here (not through the replay)."""
+    tiles: dict[str, list[int]] = {}
+    events = Event.objects.filter(
+        simulation=simulation, step__lte=step, kind__in=[AGENT_CREATED, AGENT_MOVED]
+    ).order_by("seq")
+    for agent, payload in events.values_list("agent", "payload"):
+        tiles[agent] = payload["tile"]
+    return tiles
+
+
+def test_viewer_draws_the_ville_and_its_residents(
+    live_server: LiveServer,
+    page: Page,
+    user: User,
+    login: Login,
+    artifact: Artifact,
+    traffic: Traffic,
+) -> None:
+    simulation = _simulation(user)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+
+    drawn = _drawn(page)
+    assert sorted(drawn["names"]) == sorted(simulation.agents.values_list("name", flat=True))
+    for i, name in enumerate(drawn["names"]):
+        agent = simulation.agents.get(name=name)
+        assert drawn["tiles"][2 * i : 2 * i + 2] == [agent.tile_x, agent.tile_y]
+        # A resident is a green disc where it stands.
+        x, y = drawn["points"][i]
+        red, green, blue, _ = _pixel(page, x - 3, y + 3)
+        assert green > red and green > blue, (name, red, green, blue)
+    # The map from its layers: walls dark, a sector in its own colour.
+    tile = drawn["tile"]
+    town = simulation.town
+    walls = [i for i, v in enumerate(town.collision) if v][::97][:40]
+    dark = [
+        _pixel(page, (i % town.width + 0.5) * tile, (i // town.width + 0.5) * tile)[:3]
+        for i in walls
+    ]
+    assert sum(rgb == [61, 66, 71] for rgb in dark) > len(dark) * 0.6, dark
+    assert page.locator("#offline-note").is_visible()
+    assert "rules, not from a language model" in page.inner_text("#offline-note")
+    assert traffic.offsite() == [], "something was loaded from outside the server"
+    assert traffic.failed() == []
+    assert any(url.endswith("/static/web/viewer/main.js") for url in traffic.static())
+    artifact(page, "viewer-town")
+
+
+def test_a_resident_moves_while_a_worker_runs_the_simulation(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    simulation = _simulation(user)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    before = _drawn(page)
+    with celery_worker():
+        page.fill("#run-steps", "40")
+        page.click("#run")
+        page.wait_for_function("window.smallvilleViewer.shownStep >= 20", timeout=90_000)
+        after = _drawn(page)
+        assert after["tiles"] != before["tiles"], "nobody moved on the page"
+        wait_for(
+            lambda: Simulation.objects.get(pk=simulation.pk).status != "running", 90, "the run"
+        )
+    # What the page shows is the log's state at the step it shows.
+    page.wait_for_function("window.smallvilleViewer.shownStep === 40", timeout=15_000)
+    final = _drawn(page)
+    log = _tiles_at(simulation, 40)
+    assert {n: final["tiles"][2 * i : 2 * i + 2] for i, n in enumerate(final["names"])} == log
+    assert page.locator("#feed li").count() > 0
+    assert page.locator("#feed li[data-kind='agent.moved']").count() == 0
+    artifact(page, "viewer-live-run")
+
+
+def test_the_replay_slider_shows_an_earlier_steps_positions(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    simulation = _simulation(user, steps=90)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    assert _drawn(page)["step"] == 90
+    at_10 = _tiles_at(simulation, 10)
+    assert at_10 != _tiles_at(simulation, 90), "nobody moved: the test would show nothing"
+
+    page.eval_on_selector(
+        "#slider", "(s) => { s.value = '10'; s.dispatchEvent(new Event('input')); }"
+    )
+    page.wait_for_function("window.smallvilleViewer.shownStep === 10")
+    drawn = _drawn(page)
+    assert {n: drawn["tiles"][2 * i : 2 * i + 2] for i, n in enumerate(drawn["names"])} == at_10
+    assert "replay" in page.inner_text("#slider-label")
+    artifact(page, "viewer-replay-step-10")
+
+    page.click("#live")
+    page.wait_for_function("window.smallvilleViewer.shownStep === 90")
+
+
+def test_a_click_opens_the_residents_panel_with_plan_and_memories(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    simulation = _simulation(user, cognition="paper", steps=3)
+    isabella = simulation.agents.get(name="Isabella Rodriguez")
+    cited = list(isabella.memories.order_by("number")[:2])
+    memories_create(
+        simulation=simulation,
+        drafts=[
+            MemoryDraft(
+                agent=isabella.name,
+                kind=MemoryKind.REFLECTION,
+                description="Isabella cares about her cafe's regulars",
+                importance=7,
+                evidence=tuple(m.number for m in cited),
+            )
+        ],
+    )
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    drawn = _drawn(page)
+    i = drawn["names"].index("Isabella Rodriguez")
+    x, y = drawn["points"][i]
+    page.locator("#map").click(position={"x": x, "y": y})
+    panel = page.locator("#resident-panel")
+    panel.wait_for(state="visible")
+    page.wait_for_selector("#resident-panel .memories li")
+    assert panel.get_attribute("data-resident") == "Isabella Rodriguez"
+    text = panel.inner_text()
+    assert "Isabella Rodriguez" in text and "Today's plan" in text
+    assert page.locator("#resident-panel .plan li").count() > 0
+    assert page.locator("#resident-panel .plan li.current").count() > 0, "no current plan item"
+    memory = isabella.memories.exclude(kind=MemoryKind.REFLECTION).order_by("-number").first()
+    assert memory is not None and memory.description in text
+    # Her reflection, with the memories it cites.
+    reflection = page.locator("#resident-panel .reflections > li").first
+    assert "Isabella cares about her cafe's regulars" in reflection.inner_text()
+    evidence = reflection.locator(".evidence li").all_inner_texts()
+    assert evidence == [f"#{m.number} {m.description}" for m in cited]
+    artifact(page, "viewer-resident-panel")
+
+    # The interview box: a question, and her answer (the offline backend's words).
+    page.fill("#interview textarea[name=question]", "What are you planning this week?")
+    page.click("#interview button[type=submit]")
+    page.wait_for_selector("#interview-answer strong")
+    interview = simulation.interviews.get()
+    assert interview.question == "What are you planning this week?"
+    assert interview.answer in page.inner_text("#interview-answer")
+
+
+def test_the_town_panel_and_a_conversation_in_progress_drawn_as_a_link(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    simulation = _simulation(user)
+    talk = [("Isabella Rodriguez", "Maria Lopez"), ("Maria Lopez", "Isabella Rodriguez")]
+    events_append(
+        simulation=simulation,
+        drafts=[
+            agent_acting(
+                agent=speaker,
+                action=f"chatting with {partner}",
+                emoji="💬",
+                address="",
+                spo=(),
+                start_step=0,
+                end_step=10,
+                chatting_with=partner,
+            )
+            for speaker, partner in talk
+        ]
+        + [
+            conversation_held(
+                agent="Isabella Rodriguez",
+                participants=["Isabella Rodriguez", "Maria Lopez"],
+                lines=[
+                    {"speaker": "Isabella Rodriguez", "text": "Come to my party on Friday!"},
+                    {"speaker": "Maria Lopez", "text": "I would love to."},
+                ],
+                summary="Isabella invites Maria to her party",
+                address="the Ville:Hobbs Cafe:cafe",
+            ),
+            object_state(address="the Ville:Hobbs Cafe:cafe:piano", state="being played"),
+        ],
+        step=0,
+    )
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    assert page.inner_text("#conversations") == "Isabella Rodriguez ↔ Maria Lopez"
+    expect(page.locator("#objects")).to_have_text("cafe: piano being played")
+    # The link: a red dash halfway between the two.
+    drawn = _drawn(page)
+    a, b = (drawn["points"][drawn["names"].index(name)] for name, _ in talk)
+    reds = 0
+    for k in range(20):
+        f = 0.3 + 0.02 * k
+        red, green, blue, _ = _pixel(page, a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f)
+        reds += red > 150 and green < 110 and blue < 110
+    assert reds >= 5, reds
+    artifact(page, "viewer-conversation-link")
+
+    # Maria's panel has the conversation, line by line.
+    page.locator("#map").click(position={"x": b[0], "y": b[1]})
+    page.wait_for_selector("#resident-panel .conversation li")
+    lines = page.locator("#resident-panel .conversation li").all_inner_texts()
+    assert lines == [
+        "Isabella Rodriguez: Come to my party on Friday!",
+        "Maria Lopez: I would love to.",
+    ]
+
+
+def test_a_newcomer_appears_on_the_page(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    from agents.controls.stepping_in import newcomer_create
+
+    simulation = _simulation(user)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    assert len(_drawn(page)["names"]) == 3
+    newcomer_create(simulation=simulation, name="Ada Lovelace", tile=(72, 14))
+    page.wait_for_function("window.smallvilleViewer.residents.length === 4")
+    drawn = _drawn(page)
+    i = drawn["names"].index("Ada Lovelace")
+    assert drawn["tiles"][2 * i : 2 * i + 2] == [72, 14]
+    artifact(page, "viewer-newcomer")
+
+
+def test_another_users_viewer_is_a_404(
+    live_server: LiveServer,
+    page: Page,
+    user: User,
+    other_user: User,
+    login: Login,
+    artifact: Artifact,
+) -> None:
+    simulation = _simulation(user)
+    login(page, other_user, "bob-password-1")
+    response = page.goto(f"{live_server.url}/simulations/{simulation.pk}/")
+    assert response is not None and response.status == 404
+    artifact(page, "viewer-other-user-404")
+    # Without a session, the login page first.
+    page.context.clear_cookies()
+    page.goto(f"{live_server.url}/simulations/{simulation.pk}/")
+    assert "/accounts/login/" in page.url
+
+
+def test_five_hundred_residents_are_drawn_walking(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    from bench.engine import simulation_of
+
+    simulation = simulation_of(500, user)
+    simulation_run_inline(simulation=simulation, steps=3)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    drawn = _drawn(page)
+    assert len(drawn["names"]) == 500
+    log = _tiles_at(simulation, 3)
+    assert {n: drawn["tiles"][2 * i : 2 * i + 2] for i, n in enumerate(drawn["names"])} == log
+    # Every resident walking at once: halfway through a move, each is drawn halfway
+    # between its tiles. How long such a frame takes is written next to the screenshots
+    # (timings are measured, not asserted: docs/benchmarks.md).
+    walking = page.evaluate(
+        """() => {
+          const town = window.smallvilleViewer.town;
+          const now = performance.now();
+          town.residents.forEach((r) => { r.fromX = r.x - 2; r.fromY = r.y; r.start = now; });
+          const started = performance.now();
+          for (let k = 0; k < 10; k++) town.frame(now + 225);
+          const ms = (performance.now() - started) / 10;
+          return { ms, points: town.drawn, tile: town.tile };
+        }"""
+    )
+    tile = walking["tile"]
+    for i, (x, y) in enumerate(walking["points"]):
+        tx, ty = drawn["tiles"][2 * i : 2 * i + 2]
+        assert abs(x - (tx - 1 + 0.5) * tile) < 1 and abs(y - (ty + 0.5) * tile) < 1
+    frame = artifact(page, "viewer-500-residents").with_name("viewer-500-residents-frame.json")
+    frame.write_text(json.dumps({"residents": 500, "ms_per_frame": round(walking["ms"], 2)}))

@@ -1,0 +1,292 @@
+// The town viewer: the map and its residents, live (following the event log with
+// `seq_after`) and in replay (the replay endpoint, a chunk of steps per request).
+// Reads only the public REST API, so it is also an example of integrating with it.
+
+import { getJSON, postJSON, itemsOf } from "./api.js";
+import { TownView } from "./town.js";
+import { ResidentPanel, TownPanel } from "./panels.js";
+
+const root = document.getElementById("viewer");
+const SIM = Number(root.dataset.simulation);
+const TOWN = Number(root.dataset.town);
+const CHUNK = Number(root.dataset.replayChunk);
+const API = `/api/simulations/${SIM}`;
+const POLL_MS = 1000;
+
+const $ = (id) => document.getElementById(id);
+
+// A replay body's state at one of its steps: tiles, actions, emojis, partners.
+function stateAt(chunk, step) {
+  const state = {
+    tiles: chunk.tiles.slice(),
+    actions: chunk.actions.slice(),
+    emojis: chunk.emojis.slice(),
+    partners: chunk.partners.slice(),
+  };
+  for (const frame of chunk.steps) {
+    if (frame.step > step) break;
+    applyFrame(state, frame);
+  }
+  return state;
+}
+
+function applyFrame(state, frame) {
+  const m = frame.moved;
+  for (let k = 0; k < m.length; k += 3) {
+    state.tiles[2 * m[k]] = m[k + 1];
+    state.tiles[2 * m[k] + 1] = m[k + 2];
+  }
+  for (const [i, action, emoji, partner] of frame.acted) {
+    state.actions[i] = action;
+    if (emoji !== null) state.emojis[i] = emoji;
+    if (partner !== null) state.partners[i] = partner;
+  }
+}
+
+class Viewer {
+  constructor() {
+    this.chunks = new Map(); // first step -> replay body
+    this.following = true;
+    this.lastStep = 0;
+    this.shownStep = 0;
+    this.lastSeq = null;
+    this.frames = []; // live frames not yet shown
+    this.frame = { moved: [], acted: [] };
+  }
+
+  async start() {
+    const [simulation, map] = await Promise.all([
+      getJSON(`${API}/`),
+      getJSON(`/api/towns/${TOWN}/map/`),
+    ]);
+    this.simulation = simulation;
+    this.town = new TownView($("map"), map);
+    const wrap = $("map-wrap");
+    this.town.setScale(Math.max(6, Math.floor(wrap.clientWidth / map.width)));
+    const first = await this.chunk(simulation.step);
+    this.lastStep = simulation.step;
+    this.townPanel = new TownPanel(API, first.residents);
+    this.meet(first);
+    this.residentPanel = new ResidentPanel(API, (i) => this.select(i));
+    this.show(this.live, simulation.step, false);
+    this.wire();
+    this.showSimulation(simulation);
+    this.offlineNote();
+    root.dataset.ready = "true";
+    this.poll();
+  }
+
+  // The residents and the live state as the replay gives them at the last step.
+  meet(chunk) {
+    this.residents = chunk.residents;
+    this.townPanel.residents = chunk.residents;
+    this.index = new Map(this.residents.map((r, i) => [r.name, i]));
+    this.live = stateAt(chunk, this.lastStep);
+  }
+
+  // A newcomer joined: read the residents again once the frames read are shown.
+  async rejoin() {
+    const selected = this.selected >= 0 ? this.residents[this.selected].name : null;
+    this.chunks.clear();
+    this.meet(await this.chunk(this.lastStep));
+    this.selected = this.town.selected = selected ? this.index.get(selected) : -1;
+    this.newcomer = false;
+    if (this.following) this.show(this.live, this.lastStep, false);
+  }
+
+  // The replay chunk holding `step` (cached; refetched while the run adds steps to it).
+  async chunk(step) {
+    const first = Math.floor(step / CHUNK) * CHUNK;
+    let body = this.chunks.get(first);
+    if (!body || body.to_step < step) {
+      body = await getJSON(`${API}/replay/`, { from_step: first, to_step: Math.min(first + CHUNK, Math.max(step, this.lastStep)) });
+      this.chunks.set(first, body);
+    }
+    return body;
+  }
+
+  show(state, step, animate = true) {
+    const initials = this.residents.map((r) => r.initials);
+    this.town.update({ ...state, initials }, { animate });
+    this.shownStep = step;
+    this.state = state;
+    $("slider").max = String(this.lastStep);
+    $("slider").value = String(step);
+    $("slider-label").textContent = `step ${step}${this.following ? " · live" : " · replay"}`;
+    $("map").dataset.step = String(step);
+    root.dataset.mode = this.following ? "live" : "replay";
+    this.showClock(step);
+    this.townPanel.showConversations(state);
+    if (this.selected >= 0) this.residentPanel.showState(state, this.selected);
+  }
+
+  showClock(step) {
+    const s = this.simulation;
+    const time = new Date(Date.parse(s.start_time) + step * s.sec_per_step * 1000);
+    const text = time.toLocaleString("en-GB", {
+      timeZone: "UTC", weekday: "short", day: "numeric", month: "short", year: "numeric",
+      hour: "2-digit", minute: "2-digit", second: "2-digit",
+    });
+    $("clock").textContent = text;
+  }
+
+  showSimulation(simulation) {
+    this.simulation = simulation;
+    const status = simulation.status_reason ? `${simulation.status}: ${simulation.status_reason}` : simulation.status;
+    $("status").textContent = status;
+    root.dataset.status = simulation.status;
+    $("run").disabled = simulation.status === "running";
+    $("pause").disabled = simulation.status !== "running";
+    $("resume").disabled = !["paused", "failed", "budget_exhausted"].includes(simulation.status);
+  }
+
+  async offlineNote() {
+    let offline = root.dataset.serverBackend === "offline";
+    try {
+      const summary = await getJSON(`${API}/model-calls/summary/`);
+      if (summary.by_model && summary.by_model.length) {
+        offline = summary.by_model.some((m) => m.backend === "offline");
+      }
+    } catch (error) {
+      /* the note then follows the server's backend */
+    }
+    $("offline-note").hidden = !offline;
+  }
+
+  wire() {
+    const slider = $("slider");
+    slider.addEventListener("input", () => this.scrub(Number(slider.value)));
+    $("live").addEventListener("click", () => {
+      this.following = true;
+      this.frames = [];
+      this.show(this.live, this.lastStep);
+    });
+    $("map").addEventListener("click", (event) => {
+      const box = event.target.getBoundingClientRect();
+      const i = this.town.residentAt(event.clientX - box.left, event.clientY - box.top);
+      if (i >= 0) this.select(i);
+    });
+    $("zoom-in").addEventListener("click", () => this.town.setScale(this.town.tile + 2));
+    $("zoom-out").addEventListener("click", () => this.town.setScale(this.town.tile - 2));
+    $("run").addEventListener("click", () => this.control("run", { steps: Number($("run-steps").value) }));
+    $("pause").addEventListener("click", () => this.control("pause"));
+    $("resume").addEventListener("click", () => this.control("resume"));
+  }
+
+  select(i) {
+    this.selected = i;
+    this.town.selected = i;
+    this.town.request();
+    if (i >= 0) this.residentPanel.open(this.residents[i], this.state, i);
+  }
+
+  async scrub(step) {
+    this.following = step >= this.lastStep;
+    if (this.following) {
+      this.show(this.live, this.lastStep);
+      return;
+    }
+    this.wanted = step;
+    const chunk = await this.chunk(step);
+    if (this.wanted !== step) return; // the slider moved on meanwhile
+    this.show(stateAt(chunk, step), step);
+  }
+
+  async control(action, body = {}) {
+    $("control-error").textContent = "";
+    try {
+      await postJSON(`${API}/${action}/`, body);
+      this.showSimulation(await getJSON(`${API}/`));
+    } catch (error) {
+      $("control-error").textContent = error.message;
+    }
+  }
+
+  // Follow the run: the simulation's status, then the log's new events.
+  async poll() {
+    try {
+      this.showSimulation(await getJSON(`${API}/`));
+      if (this.newcomer && !this.playing) await this.rejoin();
+      await this.readEvents();
+    } catch (error) {
+      $("control-error").textContent = `lost the server: ${error.message}`;
+    }
+    setTimeout(() => this.poll(), POLL_MS);
+  }
+
+  async readEvents() {
+    // The first read starts at the step shown (its events change nothing drawn, as they
+    // are in the replay already): a newcomer may join at it, with no step after it.
+    let params = this.lastSeq === null
+      ? { step_min: this.lastStep, page_size: 1000 }
+      : { seq_after: this.lastSeq, page_size: 1000 };
+    let url = `${API}/events/`;
+    for (;;) {
+      const page = await getJSON(url, params);
+      for (const event of itemsOf(page)) this.take(event);
+      if (!page.next) break;
+      url = page.next;
+      params = {};
+    }
+    if (this.frames.length) this.play();
+  }
+
+  // One event of the live log: positions and actions into the frame being built, the
+  // rest into the town's feed; `simulation.stepped` closes the frame.
+  take(event) {
+    this.lastSeq = event.seq;
+    const i = this.index.get(event.agent);
+    const p = event.payload;
+    switch (event.kind) {
+      case "agent.moved":
+        if (i !== undefined) this.frame.moved.push(i, p.tile[0], p.tile[1]);
+        return;
+      case "agent.acting": {
+        const partner = this.index.get(p.chatting_with || "");
+        if (i !== undefined) this.frame.acted.push([i, p.action, p.emoji || "", partner ?? -1]);
+        break;
+      }
+      case "agent.headed":
+      case "agent.arrived":
+        // The action only: emoji and partner stay the last acting's (null: keep).
+        if (i !== undefined) this.frame.acted.push([i, p.action, null, null]);
+        break;
+      case "agent.created":
+        if (i === undefined) this.newcomer = true;
+        break;
+      case "simulation.stepped":
+        this.frames.push({ step: p.step, ...this.frame });
+        this.frame = { moved: [], acted: [] };
+        return;
+    }
+    this.townPanel.feed(event);
+  }
+
+  // Show the frames read, one after the other within the poll interval.
+  play() {
+    if (this.playing) return;
+    this.playing = true;
+    const next = () => {
+      const frame = this.frames.shift();
+      if (!frame) {
+        this.playing = false;
+        return;
+      }
+      applyFrame(this.live, frame);
+      this.lastStep = frame.step;
+      if (this.following) this.show(this.live, frame.step);
+      else $("slider").max = String(this.lastStep);
+      if (frame.step % 6 === 0 || !this.frames.length) this.townPanel.refreshObjects();
+      setTimeout(next, Math.max(60, POLL_MS / (this.frames.length + 1)));
+    };
+    next();
+  }
+}
+
+// For scripts and tests driving the page: the residents, their drawn state and the step.
+const viewer = new Viewer();
+window.smallvilleViewer = viewer;
+viewer.start().catch((error) => {
+  $("control-error").textContent = `could not load the viewer: ${error.message}`;
+  root.dataset.ready = "error";
+});

@@ -1,0 +1,185 @@
+// The side panels: a resident's (identity, action and place, today's plan, memories,
+// conversations, reflections with their evidence, an interview) and the town's (a feed
+// of events without moves, objects in use, conversations in progress).
+
+import { el, getJSON, itemsOf, postJSON } from "./api.js";
+
+const FEED_MAX = 300;
+
+function time(iso) {
+  return iso ? iso.slice(11, 16) : "";
+}
+
+function eventText(event) {
+  const p = event.payload || {};
+  switch (event.kind) {
+    case "agent.acting":
+      return `${p.emoji || ""} ${p.action || "stands still"}${p.chatting_with ? ` (with ${p.chatting_with})` : ""}`;
+    case "agent.headed":
+      return `heads to ${p.destination}: ${p.action}`;
+    case "agent.arrived":
+      return `arrives: ${p.action}`;
+    case "agent.perceived":
+      return `sees ${(p.observations || []).slice(0, 2).join("; ")}`;
+    case "object.state":
+      return `${p.address}: ${p.state}`;
+    case "conversation.held":
+      return p.summary || `talks with ${(p.participants || []).join(", ")}`;
+    default:
+      return p.description || p.statement || p.summary || p.action || p.state || "";
+  }
+}
+
+export class TownPanel {
+  constructor(api, residents) {
+    this.api = api;
+    this.residents = residents;
+    this.refreshObjects();
+  }
+
+  feed(event) {
+    const list = document.getElementById("feed");
+    const item = el(
+      "li",
+      { class: `feed-${event.kind.replace(".", "-")}`, "data-kind": event.kind },
+      el("span", { class: "when" }, `${event.step} · ${time(event.sim_time)}`),
+      " ",
+      event.agent ? el("strong", {}, event.agent) : null,
+      " ",
+      el("span", { class: "kind" }, event.kind),
+      " ",
+      eventText(event),
+    );
+    list.prepend(item);
+    while (list.children.length > FEED_MAX) list.lastChild.remove();
+  }
+
+  async refreshObjects() {
+    try {
+      const objects = itemsOf(await getJSON(`${this.api}/objects/`));
+      const list = document.getElementById("objects");
+      list.replaceChildren(
+        ...objects.map((o) => el("li", {}, el("strong", {}, o.address.split(":").slice(-2).join(": ")), ` ${o.state}`)),
+      );
+      if (!objects.length) list.append(el("li", { class: "muted" }, "all idle"));
+    } catch (error) {
+      /* kept as it was; the next refresh tries again */
+    }
+  }
+
+  showConversations(state) {
+    const list = document.getElementById("conversations");
+    const pairs = [];
+    state.partners.forEach((p, i) => {
+      if (p >= 0 && (p > i || state.partners[p] !== i)) pairs.push([i, p]);
+    });
+    list.replaceChildren(
+      ...pairs.map(([a, b]) => el("li", {}, `${this.residents[a].name} ↔ ${this.residents[b].name}`)),
+    );
+    if (!pairs.length) list.append(el("li", { class: "muted" }, "nobody is talking"));
+  }
+}
+
+function planList(items, depth = 0) {
+  return el(
+    "ul",
+    { class: `plan plan-${depth}` },
+    items.map((item) =>
+      el(
+        "li",
+        { class: item.current ? "current" : "" },
+        el("span", { class: "plan-time" }, time(item.start)),
+        " ",
+        item.current ? el("strong", { class: "now-mark" }, "▶ now ") : null,
+        `${item.emoji || ""} ${item.description}`,
+        ` (${item.duration_minutes} min)`,
+        item.children && item.children.length && (item.current || depth === 0) ? planList(item.children, depth + 1) : null,
+      ),
+    ),
+  );
+}
+
+export class ResidentPanel {
+  constructor(api, onClose) {
+    this.api = api;
+    this.session = null;
+    document.getElementById("resident-close").addEventListener("click", () => {
+      document.getElementById("resident-panel").hidden = true;
+      onClose(-1);
+    });
+    document.getElementById("interview").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.ask(new FormData(event.target));
+    });
+  }
+
+  async open(resident, state, index) {
+    this.resident = resident;
+    this.session = null;
+    const panel = document.getElementById("resident-panel");
+    panel.hidden = false;
+    panel.dataset.resident = resident.name;
+    document.getElementById("interview-answer").textContent = "";
+    const body = document.getElementById("resident-body");
+    body.replaceChildren(el("h2", {}, resident.name), el("p", { class: "muted" }, "loading…"));
+    const base = `${this.api}/residents/${resident.id}`;
+    const [detail, plan, memories, reflections, conversations] = await Promise.all([
+      getJSON(`${base}/`),
+      getJSON(`${base}/plan/`).catch(() => null),
+      getJSON(`${base}/memories/`, { limit: 12 }),
+      getJSON(`${base}/memories/`, { kind: "reflection", limit: 4 }),
+      getJSON(`${this.api}/conversations/`, { participant: resident.name, limit: 1000 }),
+    ]);
+    if (this.resident !== resident) return; // another resident was clicked meanwhile
+    const trees = await Promise.all(
+      itemsOf(reflections).map((m) => getJSON(`${base}/memories/${m.number}/evidence/`).catch(() => null)),
+    );
+    const recentTalks = itemsOf(conversations).slice(-3).reverse();
+    const talks = await Promise.all(
+      recentTalks.map((c) => getJSON(`${this.api}/conversations/${c.number}/`).catch(() => c)),
+    );
+    body.replaceChildren(
+      el("h2", {}, `${resident.name} `, el("span", { class: "muted" }, detail.age ? `${detail.age}` : "")),
+      el("p", { class: "identity" }, detail.innate ? `${detail.innate}. ` : "", detail.currently || ""),
+      el("p", { class: "doing" }, el("span", { id: "resident-action" }), el("br"), el("span", { class: "muted", id: "resident-place" }, detail.place || "")),
+      el("h3", {}, "Today's plan"),
+      plan && plan.items.length ? planList(plan.items) : el("p", { class: "muted" }, "no plan for today yet"),
+      el("h3", {}, "Recent memories"),
+      el("ol", { class: "memories" }, itemsOf(memories).map((m) =>
+        el("li", {}, el("span", { class: "muted" }, `${time(m.created)} · ${m.kind} · ${m.importance} `), m.description))),
+      el("h3", {}, "Conversations"),
+      talks.length
+        ? el("div", { class: "conversations" }, talks.map((c) => el("div", { class: "conversation" },
+            el("p", { class: "muted" }, `${time(c.started)} at ${c.address || "?"}: ${c.participants.join(", ")}`),
+            el("ul", {}, (c.lines || []).map((line) => el("li", {}, el("strong", {}, `${line.speaker}: `), line.text))))))
+        : el("p", { class: "muted" }, "no conversations yet"),
+      el("h3", {}, "Reflections"),
+      trees.filter(Boolean).length
+        ? el("ul", { class: "reflections" }, trees.filter(Boolean).map((t) =>
+            el("li", {}, t.memory.description,
+              el("ul", { class: "evidence" }, t.evidence.map((e) => el("li", {}, `#${e.memory.number} ${e.memory.description}`))))))
+        : el("p", { class: "muted" }, "no reflections yet"),
+    );
+    this.showState(state, index);
+  }
+
+  showState(state, index) {
+    const action = document.getElementById("resident-action");
+    if (!action || index < 0) return;
+    action.textContent = `${state.emojis[index] || ""} ${state.actions[index] || "idle"}`;
+  }
+
+  async ask(form) {
+    const out = document.getElementById("interview-answer");
+    out.textContent = "…";
+    const body = { persona: form.get("persona"), question: form.get("question") };
+    if (this.session) body.session = this.session;
+    try {
+      const answer = await postJSON(`${this.api}/residents/${this.resident.id}/interview/`, body);
+      this.session = answer.session;
+      out.replaceChildren(el("strong", {}, `${this.resident.name}: `), answer.answer);
+    } catch (error) {
+      out.textContent = error.message;
+    }
+  }
+}
