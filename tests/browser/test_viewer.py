@@ -70,6 +70,19 @@ def _drawn(page: Page) -> dict[str, Any]:
     )
 
 
+def _settled(page: Page) -> dict[str, Any]:
+    """What the page draws once the residents stopped gliding (smooth movement takes a
+    few frames, more on a busy machine): a click or a pixel read then hits them."""
+    drawn = _drawn(page)
+    for _ in range(40):
+        page.wait_for_timeout(250)
+        again = _drawn(page)
+        if again["points"] == drawn["points"]:
+            return again
+        drawn = again
+    raise AssertionError("the residents never stopped moving on the page")
+
+
 def _pixel(page: Page, x: float, y: float) -> list[int]:
     script = """([x, y]) => {
       const c = document.getElementById("map");
@@ -197,7 +210,7 @@ def test_a_click_opens_the_residents_panel_with_plan_and_memories(
     )
     login(page, user, PASSWORD)
     _open(page, live_server, simulation)
-    drawn = _drawn(page)
+    drawn = _settled(page)
     i = drawn["names"].index("Isabella Rodriguez")
     x, y = drawn["points"][i]
     page.locator("#map").click(position={"x": x, "y": y})
@@ -267,7 +280,7 @@ def test_the_town_panel_and_a_conversation_in_progress_drawn_as_a_link(
     assert page.inner_text("#conversations") == "Isabella Rodriguez ↔ Maria Lopez"
     expect(page.locator("#objects")).to_have_text("cafe: piano being played")
     # The link: a red dash halfway between the two.
-    drawn = _drawn(page)
+    drawn = _settled(page)
     a, b = (drawn["points"][drawn["names"].index(name)] for name, _ in talk)
     reds = 0
     for k in range(20):
