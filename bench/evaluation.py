@@ -17,12 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from django.db.models import Count, Sum
+from django.test.utils import override_settings
 from django.utils import timezone
 
 from bench.machine import stamp
+from evaluations.conditions import Condition
 from evaluations.report import report_figures
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create
+from llm.local import LocalModelServer
 from llm.models import ModelCall
 from world.models import Simulation
 
@@ -32,6 +35,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulation", type=int, default=None)
     parser.add_argument("--kind", action="append", dest="kinds", default=None)
     parser.add_argument("--figures", type=Path, default=None, help="write the PNGs here")
+    parser.add_argument(
+        "--condition",
+        action="append",
+        dest="conditions",
+        default=None,
+        help="the conditions to interview under (all four by default)",
+    )
+    parser.add_argument(
+        "--local-model",
+        action="store_true",
+        help="interview and judge with the local model (make install-local)",
+    )
     args = parser.parse_args(argv)
     if args.simulation is None:
         simulation = (
@@ -53,7 +68,13 @@ def main(argv: list[str] | None = None) -> None:
     ]
     since = timezone.now()
     started = time.perf_counter()
-    evaluation = evaluation_run(evaluation=evaluation_create(simulation=simulation, kinds=kinds))
+    conditions = args.conditions or list(Condition.values)
+    created = evaluation_create(simulation=simulation, kinds=kinds, conditions=conditions)
+    if args.local_model:
+        with LocalModelServer() as server, override_settings(**server.settings()):
+            evaluation = evaluation_run(evaluation=created)
+    else:
+        evaluation = evaluation_run(evaluation=created)
     wall = time.perf_counter() - started
     calls = (
         ModelCall.objects.filter(simulation=simulation, created_at__gte=since)
@@ -69,6 +90,8 @@ def main(argv: list[str] | None = None) -> None:
         "residents": simulation.agents.count(),
         "evaluation": evaluation.number,
         "kinds": kinds,
+        "conditions": conditions,
+        "backend": "openai: local SmolLM2-135M-Instruct" if args.local_model else "offline",
         "wall_seconds": round(wall, 2),
         "model_calls_by_task": {c["task"]: c for c in calls},
         "result": evaluation.result,
