@@ -49,10 +49,11 @@ def run(
     start: datetime = START,
     worker_env: dict[str, str] | None = None,
     wall_limit: float | None = None,
+    base: str = N25,
 ) -> tuple[Simulation, float]:
     simulation = simulation_create_from_base(
         owner=owner,
-        base=N25,
+        base=base,
         seed=3,
         name=f"bench emergence {hours:g}h {' '.join(ablations)}".strip(),
         config={"cognition": "paper", "ablations": ablations},
@@ -72,6 +73,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--start", default=START.isoformat(), help="sim time to start at (ISO, UTC)"
+    )
+    parser.add_argument(
+        "--base",
+        default=N25,
+        help="the town's residents (base_the_ville_isabella_maria_klaus for a short run)",
     )
     parser.add_argument(
         "--wall-limit",
@@ -95,16 +101,19 @@ def main(argv: list[str] | None = None) -> None:
         if args.local_model:
             with LocalModelServer() as server, override_settings(**server.settings()):
                 simulation, wall = run(
-                    owner, args.hours, ablations, start, server.env(), args.wall_limit
+                    owner, args.hours, ablations, start, server.env(), args.wall_limit, args.base
                 )
         else:
-            simulation, wall = run(owner, args.hours, ablations, start, None, args.wall_limit)
+            simulation, wall = run(
+                owner, args.hours, ablations, start, None, args.wall_limit, args.base
+            )
     else:
         simulation = Simulation.objects.get(pk=args.simulation)
     agents = simulation.agents.count()
     hours = simulation.step * simulation.sec_per_step / 3600
     report["run"] = {
         "simulation": simulation.pk,
+        "base": args.base if args.simulation is None else None,
         "config": simulation.config,
         "status": simulation.status,
         "reason": simulation.status_reason,

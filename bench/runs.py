@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from agents.engine import simulation_pause, simulation_run
 from agents.engine.run import RunConflict
+from agents.leases import leases_alive, simulation_lease
 from agents.workerproc import private_worker
 from world.models import Event, Simulation, SimulationStatus
 
@@ -32,8 +33,8 @@ def bench_owner() -> User:
 
 def leftovers_pause(*, idle_seconds: float = 120) -> list[int]:
     """Pause the bench user's running simulations that made no progress for
-    `idle_seconds` (left by a killed bench; a bench running beside this one keeps going);
-    warn of anyone else's (left alone)."""
+    `idle_seconds` and that no worker holds (left by a killed bench; a bench running
+    beside this one keeps going); warn of anyone else's (left alone)."""
     running = Simulation.objects.filter(status=SimulationStatus.RUNNING)
     recent = Event.objects.filter(
         simulation=OuterRef("pk"), created_at__gt=timezone.now() - timedelta(seconds=idle_seconds)
@@ -42,8 +43,11 @@ def leftovers_pause(*, idle_seconds: float = 120) -> list[int]:
         owner__username=BENCH_USER,
         run_started_at__lt=timezone.now() - timedelta(seconds=idle_seconds),
     ).exclude(Exists(recent))
+    held = leases_alive([simulation_lease(pk) for pk in left.values_list("pk", flat=True)])
     paused = []
     for simulation in left:
+        if simulation_lease(simulation.pk) in held:
+            continue  # a worker is on it: a slow step of a bench running beside this one
         try:
             simulation_pause(simulation=simulation)
         except RunConflict:
