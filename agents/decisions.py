@@ -48,6 +48,12 @@ def decisions_stored(*, simulation: Simulation, step: int, names: list[str]) -> 
     return dict(rows.values_list("agent", "events"))
 
 
+def decisions_stored_names(*, simulation_id: int, step: int) -> list[str]:
+    """The agents whose decision for `step` is stored."""
+    rows = Decision.objects.filter(simulation_id=simulation_id, step=step)
+    return list(rows.values_list("agent", flat=True))
+
+
 def decisions_all_stored(*, simulation_id: int, step: int) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(_ALL_DECIDED_SQL, [simulation_id, step, simulation_id])

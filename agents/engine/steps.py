@@ -3,13 +3,16 @@ stage the decisions; the shard that completes the step asks for the commit."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import close_old_connections
 
 from llm.port import fallbacks_collected
@@ -20,8 +23,15 @@ from world.selectors import town_cached
 from world.services import simulation_set_status
 
 from ..cognition import Cognition, StepContext, cognition_for
-from ..decisions import Staged, decisions_all_stored, decisions_store, decisions_stored
+from ..decisions import (
+    Staged,
+    decisions_all_stored,
+    decisions_store,
+    decisions_stored,
+    decisions_stored_names,
+)
 from ..dispatch import AgentSteps, TickCommit, send
+from ..leases import lease_held
 from .commit import hand_on_lost_tick, one_shard, tick_commit
 from .failures import TRANSIENT
 
@@ -99,10 +109,38 @@ def tick_start(*, simulation_id: int, step: int, redelivered: bool = False) -> N
 
 def agent_steps(*, simulation_id: int, step: int, names: Sequence[str]) -> None:
     """Decide step `step` for the named agents (one shard of several); store each decision
-    once, and ask for the commit when the step's last decision is stored."""
-    simulation = _running_at(simulation_id, step)
-    if simulation is not None:
-        _shard_step(simulation, step, list(names), commit_inline=False)
+    once, and ask for the commit when the step's last decision is stored.
+
+    A shard whose worker is still on it (its lease is live) is not decided twice: the
+    broker delivers a task again when it runs past the visibility timeout, which a slow
+    model makes common. The second delivery waits until the first stores the decisions
+    (nothing left to do) or its lease lapses (its worker died: this one takes over)."""
+    key = shard_lease(simulation_id, step, names)
+    while _lease_live(key):
+        if set(names) <= set(decisions_stored_names(simulation_id=simulation_id, step=step)):
+            return
+        time.sleep(SHARD_WAIT_SECONDS)
+    with lease_held(key):
+        simulation = _running_at(simulation_id, step)
+        if simulation is not None:
+            _shard_step(simulation, step, list(names), commit_inline=False)
+
+
+SHARD_WAIT_SECONDS = 1.0
+
+
+def shard_lease(simulation_id: int, step: int, names: Sequence[str]) -> str:
+    digest = hashlib.sha1("\n".join(names).encode()).hexdigest()[:16]
+    return f"smallville:lease:shard:{simulation_id}:{step}:{digest}"
+
+
+def _lease_live(key: str) -> bool:
+    """Whether a worker holds `key`; False when the cache cannot say (the work is then
+    done twice, harmlessly: each decision is stored once)."""
+    try:
+        return cache.get(key) is not None
+    except Exception:
+        return False
 
 
 def _shard_step(

@@ -23,6 +23,13 @@ def test_database_url() -> str:
 
 @contextmanager
 def celery_worker(**extra_env: str) -> Iterator[WorkerProcess]:
+    """One worker process (see `celery_workers`)."""
+    with celery_workers(1, extra_env) as worker:
+        yield worker
+
+
+@contextmanager
+def celery_workers(concurrency: int, extra_env: dict[str, str]) -> Iterator[WorkerProcess]:
     """A worker that redelivers a dead worker's tasks after 3 s instead of minutes..."""
     env = {
         "DATABASE_URL": test_database_url(),
@@ -34,7 +41,7 @@ def celery_worker(**extra_env: str) -> Iterator[WorkerProcess]:
         "SMALLVILLE_WATCHDOG_SECONDS": "1",
         **extra_env,
     }
-    with private_worker(env) as worker:
+    with private_worker(env, concurrency) as worker:
         yield worker
 
 
