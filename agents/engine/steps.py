@@ -117,6 +117,8 @@ def agent_steps(*, simulation_id: int, step: int, names: Sequence[str]) -> None:
     (nothing left to do) or its lease lapses (its worker died: this one takes over)."""
     key = shard_lease(simulation_id, step, names)
     while _lease_live(key):
+        if _running_at(simulation_id, step) is None:
+            return  # a stale copy: the step is committed (its copies would renew the lease)
         if set(names) <= set(decisions_stored_names(simulation_id=simulation_id, step=step)):
             return
         time.sleep(SHARD_WAIT_SECONDS)
