@@ -22,7 +22,12 @@ class EvaluationRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]
         required=False,
         help_text="default: the paper's four",
     )
-    facts = serializers.ListField(child=StrictCharField(max_length=200), required=False)
+    facts = serializers.ListField(
+        child=StrictCharField(max_length=200),
+        required=False,
+        help_text='clauses whose diffusion is asked about ("Did you hear that <fact>?"); '
+        "default: Isabella's party and Sam's candidacy",
+    )
     human_answers = serializers.DictField(
         child=serializers.DictField(child=StrictCharField(max_length=2000)),
         required=False,
@@ -37,6 +42,7 @@ class EvaluationSerializer(serializers.ModelSerializer[Evaluation]):
         fields = [
             "number",
             "step",
+            "subject",
             "kinds",
             "conditions",
             "facts",

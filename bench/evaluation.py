@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     else:
         evaluation = evaluation_run(evaluation=created)
     wall = time.perf_counter() - started
-    calls = (
-        ModelCall.objects.filter(simulation=simulation, created_at__gte=since)
+    calls = (  # charged to what was measured: the simulation, or its fork at the step
+        ModelCall.objects.filter(simulation=evaluation.subject or simulation, created_at__gte=since)
         .values("task")
         .annotate(
             calls=Count("id"), prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens")

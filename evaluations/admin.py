@@ -20,7 +20,16 @@ class _ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]
 
 @admin.register(Evaluation)
 class EvaluationAdmin(_ReadOnly):
-    list_display = ("simulation", "number", "step", "status", "done", "total", "created_at")
+    list_display = (
+        "simulation",
+        "number",
+        "step",
+        "subject",
+        "status",
+        "done",
+        "total",
+        "created_at",
+    )
     list_filter = ("status",)
 
 

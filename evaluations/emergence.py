@@ -96,7 +96,7 @@ class Remembered(NamedTuple):
     source: dict[str, Any]
 
 
-def _memories(simulation: Simulation) -> list[Remembered]:
+def remembered(simulation: Simulation) -> list[Remembered]:
     """Every memory of the simulation, in creation order."""
     rows = Memory.objects.filter(simulation=simulation).values_list(
         "agent__name", "number", "kind", "description", "created", "source"
@@ -107,23 +107,30 @@ def _memories(simulation: Simulation) -> list[Remembered]:
 def diffusion(
     simulation: Simulation,
     memories: list[Remembered],
-    origin: str,
+    origin: str | None,
     about: Callable[[str], bool],
 ) -> dict[str, Any]:
+    """Who holds the news, when each first heard it and from whom (`from`: the teller on
+    its shortest chain back to the source), and the share over time. With no `origin` the
+    source is the first resident to hold it."""
     residents = sorted(simulation.agents.values_list("name", flat=True))
     others = len(residents) - 1
+    stating = [m for m in memories if holds(m.description, about)]
+    if origin is None:
+        origin = stating[0].agent if stating else ""
     first: dict[str, datetime] = {}
     hop: dict[str, int] = {origin: 0}
+    told_by: dict[str, str] = {}
     at_start: set[str] = set()
-    for agent, _number, _kind, description, created, source in memories:
-        if not holds(description, about):
-            continue
+    for agent, _number, _kind, _description, created, source in stating:
         first.setdefault(agent, created)
         if created <= simulation.start_time:
             at_start.add(agent)
         teller = (source or {}).get("from")
-        if agent != origin and teller in hop:  # the teller held it when it told
-            hop[agent] = min(hop.get(agent, 1 << 30), hop[teller] + 1)
+        # the teller held it when it told
+        if agent != origin and teller in hop and hop[teller] + 1 < hop.get(agent, 1 << 30):
+            hop[agent] = hop[teller] + 1
+            told_by[agent] = teller
     holders = sorted(a for a in first if a != origin)
     by_hop: dict[str, int] = defaultdict(int)
     for agent in holders:
@@ -141,10 +148,19 @@ def diffusion(
         "residents": {
             agent: {
                 "hop": hop.get(agent, "unknown"),
+                "from": told_by.get(agent),
                 "first_heard": first[agent].strftime("%Y-%m-%d %H:%M"),
             }
             for agent in sorted(holders, key=lambda a: first[a])
         },
+        "over_time": [
+            {
+                "time": first[agent].strftime("%Y-%m-%d %H:%M"),
+                "holders": i,
+                "percent_of_the_others": round(100 * i / others, 1) if others else 0.0,
+            }
+            for i, agent in enumerate(sorted(holders, key=lambda a: first[a]), 1)
+        ],
     }
 
 
@@ -263,7 +279,7 @@ def density(
 
 
 def emergence_measure(*, simulation: Simulation) -> dict[str, Any]:
-    memories = _memories(simulation)
+    memories = remembered(simulation)
     start, end = (
         density(simulation, memories, simulation.start_time),
         density(simulation, memories, None),

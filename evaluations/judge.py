@@ -17,6 +17,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.cognition.key_words import COMMON_WORDS
 from llm.inputs import agent_identity
 from llm.port import llm_run
 from llm.tasks import Inputs, PromptTask, task_register
@@ -24,47 +25,6 @@ from world.models import Agent, Simulation
 
 LABELS = "ABCDEFGH"
 _WORD = re.compile(r"[a-z][a-z']{3,}")
-_COMMON = frozenset(
-    [
-        "that",
-        "this",
-        "with",
-        "have",
-        "from",
-        "they",
-        "their",
-        "there",
-        "what",
-        "would",
-        "about",
-        "been",
-        "were",
-        "will",
-        "your",
-        "just",
-        "when",
-        "which",
-        "them",
-        "then",
-        "than",
-        "into",
-        "some",
-        "could",
-        "like",
-        "also",
-        "very",
-        "much",
-        "more",
-        "most",
-        "does",
-        "here",
-        "remember",
-        "don't",
-        "know",
-        "sure",
-        "anything",
-    ]
-)
 
 
 class Ranking(BaseModel):
@@ -95,7 +55,7 @@ def _text(value: object) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _COMMON}
+    return {w for w in _WORD.findall(text.lower()) if w not in COMMON_WORDS}
 
 
 def judge_offline(inputs: Inputs, rng: random.Random) -> Ranking:

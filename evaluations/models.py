@@ -35,6 +35,16 @@ class Evaluation(models.Model):
     conditions = models.JSONField(default=list)
     facts = models.JSONField(default=list)  # the named facts whose diffusion is measured
     compared = models.ManyToManyField(Simulation, blank=True, related_name="compared_in")
+    # What is measured, fixed when the run starts: the simulation itself when it stands at
+    # `step` and is not running, else its fork at `step` (evaluations.services).
+    subject = models.ForeignKey(
+        Simulation,
+        null=True,
+        blank=True,
+        on_delete=models.RESTRICT,
+        related_name="measured_in",
+        help_text="the simulation measured: this one at its step, or its fork at the step",
+    )
     status = models.CharField(
         max_length=16, choices=EvaluationStatus.choices, default=EvaluationStatus.PENDING
     )

@@ -99,3 +99,9 @@ RELATIONSHIP_BASE = {RELATIONSHIP_START: 1000, RELATIONSHIP_NOW: 2000}
 
 def relationship_question(name: str) -> str:
     return f"Do you know {name}?"
+
+
+# The diffusion interview (section 7.1.1): "Did you hear that <fact>?", once per resident
+# and named fact (`evaluations.facts`), numbered from FACT_BASE by the fact's index.
+FACT = "fact"
+FACT_BASE = 3000

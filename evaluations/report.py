@@ -168,12 +168,52 @@ def report_figures(*, evaluation: Evaluation) -> dict[str, bytes]:
         figures["relationships.png"] = figure_relationships(
             residents=r["residents"], before=r["start"]["edges"], after=r["now"]["edges"]
         )
-    measured = result.get("simulations", {}).get(str(evaluation.simulation_id), {})
+    subject = str(result.get("subject", evaluation.simulation_id))
+    measured = result.get("simulations", {}).get(subject, {})
     news = {k: v for k, v in measured.items() if k in ("party_news", "candidacy_news")}
     if news:
         residents = evaluation.simulation.agents.count()
         figures["diffusion.png"] = figure_diffusion(news=news, residents=residents)
     return figures
+
+
+def _facts(facts: list[dict[str, Any]]) -> str:
+    rows = []
+    for f in facts:
+        asked, memory = f["by_interview"], f["by_memory"]
+        rows.append(
+            (
+                f["fact"],
+                f["source"] or "-",
+                asked["knows_among_the_others"],
+                len(asked["hallucinated"]),
+                ", ".join(asked["remembered_but_denied"]) or "-",
+                memory["of_the_others"],
+            )
+        )
+    chains = [
+        (f["fact"], who, r["from"] or "-", r["hop"], r["first_heard"])
+        for f in facts
+        for who, r in f["by_memory"]["residents"].items()
+    ]
+    return "".join(
+        [
+            "<h2>Diffusion: “Did you hear that ...?”</h2>",
+            _table(
+                [
+                    "fact",
+                    "source",
+                    "say yes, memory agrees (of the others)",
+                    "yes with no memory",
+                    "memory holds it, said no",
+                    "memory holds it (of the others)",
+                ],
+                rows,
+            ),
+            "<p>Who heard it from whom, and when (from the memory stream):</p>",
+            _table(["fact", "resident", "heard from", "hop", "first heard"], chains),
+        ]
+    )
 
 
 def report_html(*, evaluation: Evaluation) -> str:
@@ -197,6 +237,13 @@ def report_html(*, evaluation: Evaluation) -> str:
         ),
         f'<p class="note">{escape(result.get("backend_note", ""))}</p>',
     ]
+    if "subject_note" in result:
+        parts.append(
+            f"<p>Measured at step {evaluation.step} ({escape(result['sim_time'])}): "
+            f"{escape(result['subject_note'])}.</p>"
+        )
+    if result.get("diffusion", {}).get("facts"):
+        parts.append(_facts(result["diffusion"]["facts"]))
     if "interviews" in result:
         parts.append(_interviews(result["interviews"], figures.get("trueskill.png")))
     if "relationships" in result:
@@ -205,7 +252,7 @@ def report_html(*, evaluation: Evaluation) -> str:
         parts.append(_hallucination(result["hallucination"]))
     for pk, measured in result.get("simulations", {}).items():
         if measured:
-            main = pk == str(evaluation.simulation_id)
+            main = pk == str(result.get("subject", evaluation.simulation_id))
             parts.append(_simulation(pk, measured, figures.get("diffusion.png") if main else None))
     parts.append("</body></html>")
     return "".join(parts)

@@ -1,5 +1,9 @@
 """Running an evaluation: interviews under the conditions, the judge, the relationship
-interviews and the emergence measures, each unit once, into an immutable result.
+and fact interviews and the emergence measures, each unit once, into an immutable result.
+
+What is measured is the evaluation's subject (`evaluation_subject_fix`): the simulation
+at the evaluation's step, a fork of it when it has moved on, so a past step is measured
+as it was (its memory stream, last-access times and log cut there).
 
 Units are rows (an answer, a judged question): a re-run after a killed worker skips the
 rows already there (no model call is repeated) and counts none twice. The emergence
@@ -11,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict
+from functools import partial
 from statistics import fmean
 from typing import Any
 
@@ -21,12 +26,15 @@ from memories.models import Memory
 from world.models import Agent, Simulation
 
 from .conditions import Condition
-from .emergence import PAPER, emergence_measure
+from .emergence import PAPER, diffusion, emergence_measure, holds, remembered
+from .facts import Fact, facts_of
 from .hallucination import claims_to_know
-from .interviews import interview_answer, start_answer
+from .interviews import Answer, interview_answer, start_answer
 from .judge import judge_rank
 from .models import Evaluation, EvaluationKind, EvaluationStatus, InterviewAnswer
 from .questions import (
+    FACT,
+    FACT_BASE,
     QUESTIONS,
     RELATIONSHIP_BASE,
     RELATIONSHIP_NOW,
@@ -43,6 +51,7 @@ from .services import (
     evaluation_finish,
     evaluation_progress,
     evaluation_start,
+    evaluation_subject_fix,
     judgement_record,
 )
 
@@ -53,6 +62,7 @@ PARTS = {
     EvaluationKind.COORDINATION: ("party",),
 }
 PAIRS_KINDS = (EvaluationKind.RELATIONSHIPS, EvaluationKind.HALLUCINATION)
+FACT_KINDS = (EvaluationKind.DIFFUSION, EvaluationKind.HALLUCINATION)
 Progress = Callable[[int, int], None]
 Key = tuple[int, int, str]  # agent id, question number, condition
 
@@ -65,9 +75,9 @@ def _emergence(simulation: Simulation, kinds: list[str]) -> dict[str, Any]:
 class _Run:
     """One pass over an evaluation's units, in order; what is already recorded is skipped."""
 
-    def __init__(self, evaluation: Evaluation, progress: Progress | None) -> None:
+    def __init__(self, evaluation: Evaluation, subject: Simulation, progress: Progress | None):
         self.evaluation = evaluation
-        self.simulation = evaluation.simulation
+        self.simulation = subject
         self.agents = list(self.simulation.agents.order_by("name"))
         self.names = [a.name for a in self.agents]
         self.progress = progress
@@ -78,6 +88,7 @@ class _Run:
         }
         self.interviews = EvaluationKind.INTERVIEWS in kinds
         self.pairs = bool(kinds & set(PAIRS_KINDS))
+        self.facts: list[Fact] = facts_of(evaluation.facts) if kinds & set(FACT_KINDS) else []
         self.done = 0
         self.total = 0
 
@@ -105,7 +116,8 @@ class _Run:
     def count(self, simulations: int) -> int:
         interviews = len(self.agents) * QUESTIONS * len(self.conditions) if self.interviews else 0
         pairs = 2 * len(self.agents) * (len(self.agents) - 1) if self.pairs else 0
-        self.total = interviews + len(self._judged_questions()) + pairs + simulations
+        facts = len(self.agents) * len(self.facts)
+        self.total = interviews + len(self._judged_questions()) + pairs + facts + simulations
         return self.total
 
     def interview(self) -> None:
@@ -159,6 +171,36 @@ class _Run:
                 )
             self._tick()
 
+    def _ask_once(
+        self,
+        existing: dict[Key, InterviewAnswer],
+        agent: Agent,
+        number: int,
+        category: str,
+        question: str,
+        answer: Callable[[], Answer],
+    ) -> None:
+        """One full-retrieval question of the relationship or fact interviews, asked unless
+        a re-run finds it answered."""
+        if (agent.pk, number, Condition.FULL) not in existing:
+            made = answer()
+            answer_record(
+                evaluation=self.evaluation,
+                agent=agent,
+                category=category,
+                question_number=number,
+                question=question,
+                condition=Condition.FULL,
+                answer=made.text,
+                memories=made.memories,
+            )
+        self._tick()
+
+    def _now(self, agent: Agent, question: str) -> Callable[[], Answer]:
+        return lambda: interview_answer(
+            simulation=self.simulation, agent=agent, condition=Condition.FULL, question=question
+        )
+
     def ask_pairs(self) -> None:
         if not self.pairs:
             return
@@ -168,34 +210,70 @@ class _Run:
                 for i, other in enumerate(self.names):
                     if other == agent.name:
                         continue
-                    number = RELATIONSHIP_BASE[moment] + i
-                    if (agent.pk, number, Condition.FULL) not in existing:
-                        question = relationship_question(other)
-                        if moment == RELATIONSHIP_START:
-                            answer = start_answer(
-                                simulation=self.simulation,
-                                agent=agent,
-                                question=question,
-                                about=other,
-                            )
-                        else:
-                            answer = interview_answer(
-                                simulation=self.simulation,
-                                agent=agent,
-                                condition=Condition.FULL,
-                                question=question,
-                            )
-                        answer_record(
-                            evaluation=self.evaluation,
+                    question = relationship_question(other)
+                    answer = self._now(agent, question)
+                    if moment == RELATIONSHIP_START:
+                        answer = partial(
+                            start_answer,
+                            simulation=self.simulation,
                             agent=agent,
-                            category=moment,
-                            question_number=number,
                             question=question,
-                            condition=Condition.FULL,
-                            answer=answer.text,
-                            memories=answer.memories,
+                            about=other,
                         )
-                    self._tick()
+                    number = RELATIONSHIP_BASE[moment] + i
+                    self._ask_once(existing, agent, number, moment, question, answer)
+
+    def ask_facts(self) -> None:
+        existing = self._existing()
+        for agent in self.agents:
+            for i, fact in enumerate(self.facts):
+                answer = self._now(agent, fact.question)
+                self._ask_once(existing, agent, FACT_BASE + i, FACT, fact.question, answer)
+
+
+def _facts_result(run: _Run) -> list[dict[str, Any]]:
+    """Each fact's diffusion by interview ("Did you hear that ...?"), checked against the
+    memory stream: a yes is knowing when a memory of the resident states the fact, a
+    hallucination when none does; a no from a resident whose memory states it is
+    `remembered_but_denied`. Beside it, the memory stream's own account (holders, when and
+    from whom each first heard it, the share over time)."""
+    memories = remembered(run.simulation)
+    rows = InterviewAnswer.objects.filter(evaluation=run.evaluation, category=FACT)
+    answers = {(row.agent_id, row.question_number): row.answer for row in rows}
+    out: list[dict[str, Any]] = []
+    for i, fact in enumerate(run.facts):
+        backed = {m.agent for m in memories if holds(m.description, fact.about)}
+        knows, hallucinated, denied = [], [], []
+        for agent in run.agents:
+            answer = answers.get((agent.pk, FACT_BASE + i), "")
+            claimed, held = claims_to_know(answer), agent.name in backed
+            if claimed and held:
+                knows.append(agent.name)
+            elif claimed:
+                hallucinated.append({"resident": agent.name, "answer": answer})
+            elif held:
+                denied.append(agent.name)
+        by_memory = diffusion(run.simulation, memories, fact.origin, fact.about)
+        others = len(run.agents) - (1 if by_memory["source"] in run.names else 0)
+        knowing_others = [n for n in knows if n != by_memory["source"]]
+        out.append(
+            {
+                "fact": fact.text,
+                "question": fact.question,
+                "source": by_memory["source"],
+                "by_interview": {
+                    "knows": knows,
+                    "knows_among_the_others": f"{len(knowing_others)} of {others}",
+                    "percent_of_the_others": round(100 * len(knowing_others) / others, 1)
+                    if others
+                    else 0.0,
+                    "hallucinated": hallucinated,
+                    "remembered_but_denied": denied,
+                },
+                "by_memory": by_memory,
+            }
+        )
+    return out
 
 
 def _interviews_result(run: _Run) -> dict[str, Any]:
@@ -281,18 +359,20 @@ def evaluation_run(*, evaluation: Evaluation, progress: Progress | None = None) 
     model call that cannot be made (the budget spent, the model failing after its retries)
     fails it, saying why.
 
-    The measures and the "now" interviews read the memory stream and the log as they are
-    now (not cut at the evaluation's step).
+    The measures and the interviews read the subject: the simulation as it was at the
+    evaluation's step (a fork when it has moved on); compared simulations as they are.
     """
     if evaluation.status == EvaluationStatus.DONE:
         return evaluation
-    simulations = [evaluation.simulation, *evaluation.compared.order_by("pk")]
-    run = _Run(evaluation, progress)
+    subject = evaluation_subject_fix(evaluation=evaluation)
+    simulations = [subject, *evaluation.compared.order_by("pk")]
+    run = _Run(evaluation, subject, progress)
     evaluation_start(evaluation=evaluation, total=run.count(len(simulations)))
     try:
         run.interview()
         run.judge()
         run.ask_pairs()
+        run.ask_facts()
     except (LLMError, EmbeddingError) as exc:
         evaluation_fail(evaluation=evaluation, reason=f"{type(exc).__name__}: {exc}")
         evaluation.refresh_from_db()
@@ -300,6 +380,11 @@ def evaluation_run(*, evaluation: Evaluation, progress: Progress | None = None) 
     result: dict[str, Any] = {
         "backend_note": "emergence measures read the memory stream and the event log; "
         "with the offline backend they show mechanics, not what a model would do",
+        "subject": subject.pk,
+        "subject_note": "the simulation itself at the step"
+        if subject.pk == evaluation.simulation_id
+        else f"its fork at step {evaluation.step} (simulation {subject.pk})",
+        "sim_time": subject.sim_time.isoformat(),
         "simulations": {},
     }
     for simulation in simulations:
@@ -307,10 +392,24 @@ def evaluation_run(*, evaluation: Evaluation, progress: Progress | None = None) 
         run._tick()
     if run.interviews:
         result["interviews"] = _interviews_result(run)
+    facts = _facts_result(run) if run.facts else []
+    if EvaluationKind.DIFFUSION in evaluation.kinds:
+        result["diffusion"] = {"facts": facts}
     if run.pairs:
         pairs = _pairs_result(run)
         if EvaluationKind.HALLUCINATION in evaluation.kinds:
-            result["hallucination"] = pairs["hallucination"]
+            hallucinated = [
+                {"resident": h["resident"], "about": f["fact"], "answer": h["answer"]}
+                for f in facts
+                for h in f["by_interview"]["hallucinated"]
+            ]
+            claims = sum(len(f["by_interview"]["knows"]) for f in facts) + len(hallucinated)
+            result["hallucination"] = {
+                **pairs["hallucination"],
+                "fact_claims": claims,
+                "fact_hallucinated": len(hallucinated),
+                "fact_examples": hallucinated[:20],
+            }
         if EvaluationKind.RELATIONSHIPS in evaluation.kinds:
             result["relationships"] = {k: v for k, v in pairs.items() if k != "hallucination"}
     evaluation_progress(evaluation=evaluation, done=run.total)

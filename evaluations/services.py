@@ -8,9 +8,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
-from world.models import Agent, Simulation
+from llm.models import ModelUsage
+from world.eventlog import simulation_fork
+from world.models import Agent, Simulation, SimulationStatus
 
 from .conditions import Condition
+from .facts import FactError, facts_of
 from .models import Evaluation, EvaluationKind, EvaluationStatus, InterviewAnswer
 from .questions import QUESTIONS, interview_questions
 
@@ -49,6 +52,10 @@ def evaluation_create(
     at = simulation.step if step is None else step
     if not 0 <= at <= simulation.step:
         raise EvaluationError(f"step {at} is beyond the simulation's step {simulation.step}")
+    try:
+        facts_of(facts)
+    except FactError as exc:
+        raise EvaluationError(str(exc)) from exc
     humans = _human_answers(simulation, human_answers) if human_answers is not None else []
     if humans and HUMAN not in conditions:
         conditions = [*conditions, HUMAN]
@@ -114,6 +121,51 @@ def _human_answers(
                 }
             )
     return rows
+
+
+def evaluation_subject_fix(*, evaluation: Evaluation) -> Simulation:
+    """The simulation the evaluation measures, fixed once (a re-run finds it): the evaluated
+    simulation itself when it stands at the evaluation's step and is not running, else its
+    fork at that step, made here. The fork carries what is left of the parent's budget, and
+    human answers move to its residents of the same names. The fork and the mark are one
+    transaction: a worker killed in between leaves neither."""
+    if evaluation.subject_id is not None:
+        return Simulation.objects.get(pk=evaluation.subject_id)
+    simulation = Simulation.objects.get(pk=evaluation.simulation_id)
+    with transaction.atomic():
+        if simulation.step == evaluation.step and simulation.status != SimulationStatus.RUNNING:
+            subject = simulation
+        else:
+            subject = simulation_fork(
+                simulation=simulation,
+                step=evaluation.step,
+                name=f"{simulation.name}: evaluation {evaluation.number} at step {evaluation.step}",
+            )
+            _budget_left_to(subject, simulation)
+            fork_agents = {a.name: a for a in subject.agents.all()}
+            for row in InterviewAnswer.objects.filter(evaluation=evaluation).select_related(
+                "agent"
+            ):
+                InterviewAnswer.objects.filter(pk=row.pk).update(agent=fork_agents[row.agent.name])
+        fixed = Evaluation.objects.filter(pk=evaluation.pk, subject__isnull=True).update(
+            subject=subject
+        )
+        if not fixed:  # another worker fixed it first: keep its subject, drop this fork
+            transaction.set_rollback(True)
+    evaluation.refresh_from_db()
+    assert evaluation.subject is not None
+    return evaluation.subject
+
+
+def _budget_left_to(fork: Simulation, parent: Simulation) -> None:
+    usage = ModelUsage.objects.filter(simulation=parent).first()
+    calls, tokens = (usage.calls, usage.tokens) if usage else (0, 0)
+    Simulation.objects.filter(pk=fork.pk).update(
+        budget_calls=None if parent.budget_calls is None else max(0, parent.budget_calls - calls),
+        budget_tokens=None
+        if parent.budget_tokens is None
+        else max(0, parent.budget_tokens - tokens),
+    )
 
 
 def answer_record(

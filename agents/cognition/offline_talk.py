@@ -16,6 +16,7 @@ import re
 from llm.importance import importance_offline
 from llm.tasks import Inputs
 
+from .key_words import key_words, states
 from .offline import lines_of
 from .offline_news import fact_and_source, tell, verb_after_name
 
@@ -324,14 +325,25 @@ def _as_fact(memory: str, name: str) -> str:
 
 
 _DO_YOU_KNOW = re.compile(r"^\s*Do you know (.+?)\?\s*$", re.IGNORECASE)
+_DID_YOU_HEAR = re.compile(r"^\s*Did you hear that (.+?)\?\s*$", re.IGNORECASE)
 
 
 def interview_answer(inputs: Inputs) -> str:
     """An answer in the first person from the two most relevant memories retrieved; to
-    "Do you know <name>?" a yes when one of them names the person, else a no."""
+    "Do you know <name>?" a yes when one of them names the person, else a no; to "Did you
+    hear that <fact>?" a yes when one of them states the fact by its key words, else a no."""
     name = str(inputs["agent_name"])
     memories = [re.sub(r"^\d+\.\s*", "", m).strip() for m in lines_of(inputs["memories"])]
-    asked = _DO_YOU_KNOW.match(str(inputs.get("question", "")))
+    question = str(inputs.get("question", ""))
+    heard = _DID_YOU_HEAR.match(question)
+    if heard:
+        key = key_words(heard.group(1))
+        stating = [m for m in memories if states(m, key)]
+        if not stating:
+            return "No, I haven't heard that."
+        fact = _as_fact(stating[0], name) or first_person(stating[0], name)
+        return f"Yes, I heard that. {fact[0].upper()}{fact[1:].rstrip('.')}."
+    asked = _DO_YOU_KNOW.match(question)
     if asked:
         person = asked.group(1)
         if not any(person in memory for memory in memories):

@@ -36,6 +36,7 @@ def test_the_owner_starts_lists_and_reads_an_evaluation(api, simulation):
         ({"kinds": ["interviews"], "conditions": ["no_dreams"]}, "no_dreams"),
         ({"kinds": ["interviews"], "step": 31}, "beyond the simulation's step 30"),
         ({"kinds": []}, "kinds"),
+        ({"kinds": ["diffusion"], "facts": ["it is on"]}, "name a fact as a clause"),
     ],
 )
 def test_a_bad_request_is_a_400_with_a_message_and_writes_nothing(api, simulation, body, says):
@@ -90,5 +91,7 @@ def test_the_report_page_is_the_owners_with_tables_and_figures(api, other_api, s
     for shown in ("TrueSkill mu", "Kruskal-Wallis H", "Mann-Whitney U", "Cohen&#x27;s d"):
         assert shown in html
     assert "human" in html and "Do you know" in html and "invited" in html
+    assert "Did you hear that" in html and "Measured at step 30" in html
+    assert api.get(_url(simulation, "1/")).json()["subject"] == simulation.pk
     assert other_api.get(report).status_code == 404
     assert client.get(report).status_code == 401

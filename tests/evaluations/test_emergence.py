@@ -10,11 +10,11 @@ from django.contrib.auth.models import User
 from agents.events import agent_moved
 from agents.services import simulation_create_from_base
 from evaluations.emergence import (
-    _memories,
     about_party,
     density,
     diffusion,
     emergence_measure,
+    remembered,
     sector_tiles,
 )
 from memories.models import MemoryKind
@@ -80,13 +80,13 @@ def town_day(user: User) -> Simulation:
 
 
 def test_diffusion_follows_the_memos_sources_hop_by_hop(town_day: Simulation):
-    news = diffusion(town_day, _memories(town_day), ISABELLA, about_party)
+    news = diffusion(town_day, remembered(town_day), ISABELLA, about_party)
 
     assert news["holders"] == 2
     assert news["by_hop"] == {"1": 1, "2": 1}
     assert news["residents"] == {
-        MARIA: {"hop": 1, "first_heard": "2023-02-14 16:01"},
-        KLAUS: {"hop": 2, "first_heard": "2023-02-14 16:03"},
+        MARIA: {"hop": 1, "from": ISABELLA, "first_heard": "2023-02-14 16:01"},
+        KLAUS: {"hop": 2, "from": MARIA, "first_heard": "2023-02-14 16:03"},
     }
     assert news["of_the_others"] == "2 of 2 (100%)"
 
@@ -102,7 +102,7 @@ def test_attendance_is_who_stood_in_the_cafe_during_the_window(town_day: Simulat
 
 
 def test_density_counts_pairs_named_in_memories_of_the_kinds_asked(town_day: Simulation):
-    memories = _memories(town_day)
+    memories = remembered(town_day)
     talked = (MemoryKind.CONVERSATION,)
 
     assert density(town_day, memories, town_day.start_time, talked)["pairs"] == 0

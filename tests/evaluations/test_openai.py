@@ -11,12 +11,15 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from agents.services import simulation_create_from_base
+from evaluations.facts import PARTY
 from evaluations.judge import JUDGE, Ranking
 from evaluations.models import InterviewAnswer
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create
 from llm.models import ModelCall
 from llm.tasks import output_token_limit
+from memories.models import MemoryKind
+from memories.services import MemoryDraft, memories_create
 from tests.llm.conftest import openai_llm  # noqa: F401 (the fixture)
 from tests.llm.fake_openai import FakeOpenAI, ok
 
@@ -68,3 +71,53 @@ def test_the_judge_ranks_through_the_openai_backend(
         assert (first.judged_rank, second.judged_rank) == (1, 2)
     assert evaluation.result["interviews"]["judge_backend"] == "openai"
     assert evaluation.result["interviews"]["judged_questions"] == 75
+
+
+def test_facts_asked_through_the_openai_backend_are_checked_against_memory(
+    user: User,
+    settings: Any,
+    openai_llm: FakeOpenAI,  # noqa: F811
+) -> None:
+    """A model that says yes to everything: a yes with a memory stating the fact is knowing
+    it, a yes with none a hallucination (the three residents never heard of Sam Moore)."""
+    settings.SMALLVILLE_LLM_BACKEND = "offline"
+    simulation = simulation_create_from_base(
+        owner=user,
+        base="base_the_ville_isabella_maria_klaus",
+        seed=32,
+        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
+        config={"cognition": "paper"},
+    )
+    memories_create(
+        simulation=simulation,
+        drafts=[
+            MemoryDraft(
+                agent="Maria Lopez",
+                kind=MemoryKind.THOUGHT,
+                description=f"{PARTY.text}, Isabella Rodriguez told me.",
+                importance=7,
+                source={"from": "Isabella Rodriguez"},
+            )
+        ],
+        step=0,
+    )
+    settings.SMALLVILLE_LLM_BACKEND = "openai"
+    before = ModelCall.objects.filter(simulation=simulation).count()
+    openai_llm.push(*(ok({"answer": "No, I don't know them."}) for _ in range(12)))
+    openai_llm.push(ok({"wrong": "shape"}))  # invalid: re-asked
+    openai_llm.push(*(ok({"answer": "Yes, I heard that."}) for _ in range(6)))
+    evaluation = evaluation_run(
+        evaluation=evaluation_create(simulation=simulation, kinds=["diffusion", "hallucination"])
+    )
+
+    calls = ModelCall.objects.filter(simulation=simulation).order_by("id")[before:]
+    assert Counter(c.task for c in calls) == {"interview": 18}
+    assert all(c.backend == "openai" and c.error == "" and not c.fallback for c in calls)
+    assert sum(c.attempts for c in calls) == 19
+    party, candidacy = evaluation.result["diffusion"]["facts"]
+    assert "Maria Lopez" in party["by_interview"]["knows"]
+    assert "Klaus Mueller" in [h["resident"] for h in party["by_interview"]["hallucinated"]]
+    assert candidacy["by_interview"]["knows"] == []
+    assert len(candidacy["by_interview"]["hallucinated"]) == 3
+    hallucination = evaluation.result["hallucination"]
+    assert hallucination["fact_hallucinated"] >= 4 and hallucination["hallucinated"] == 0

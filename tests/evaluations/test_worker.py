@@ -37,7 +37,8 @@ def test_a_posted_evaluation_is_run_by_a_worker(user: User, api) -> None:
 
         wait_for(done, 120, "the worker to finish the evaluation")
     evaluation = Evaluation.objects.get(simulation=simulation)
-    assert (evaluation.done, evaluation.total) == (1, 1)
+    # 3 residents x 2 facts asked, then the one simulation measured.
+    assert (evaluation.done, evaluation.total) == (7, 7)
     measured = evaluation.result["simulations"][str(simulation.pk)]
     assert set(measured) == {"party_news", "candidacy_news", "party"}
     assert measured["party_news"]["source_holds_it"] is True

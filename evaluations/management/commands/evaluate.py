@@ -1,4 +1,5 @@
-"""`manage.py evaluate <simulation> [--kind ...]`: evaluate a simulation here, with progress."""
+"""`manage.py evaluate <simulation> [--kind ...] [--step N] [--fact TEXT ...] [--report FILE]`:
+evaluate a simulation here, with progress; the result as JSON, the report page to a file."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluations.conditions import Condition
-from evaluations.models import EvaluationKind
+from evaluations.models import EvaluationKind, EvaluationStatus
+from evaluations.report import report_html
 from evaluations.runner import evaluation_run
 from evaluations.services import EvaluationError, evaluation_create
 from world.models import Simulation
@@ -21,7 +23,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("simulation", type=int)
         parser.add_argument("--kind", action="append", choices=EvaluationKind.values, dest="kinds")
-        parser.add_argument("--step", type=int, default=None)
+        parser.add_argument(
+            "--step", type=int, default=None, help="a past step is measured on a fork at it"
+        )
+        parser.add_argument(
+            "--fact",
+            action="append",
+            dest="facts",
+            default=[],
+            help="a clause whose diffusion is asked about (default: the party, the candidacy)",
+        )
+        parser.add_argument(
+            "--report", type=Path, default=None, help="write the report page (HTML) here"
+        )
         parser.add_argument("--compare", type=int, action="append", default=[])
         parser.add_argument(
             "--condition", action="append", dest="conditions", choices=Condition.values
@@ -52,6 +66,7 @@ class Command(BaseCommand):
                 kinds=kinds,
                 step=options["step"],
                 compared=compared,
+                facts=options["facts"],
                 conditions=options["conditions"] or Condition.values,
                 human_answers=human_answers,
             )
@@ -65,3 +80,6 @@ class Command(BaseCommand):
         evaluation = evaluation_run(evaluation=evaluation, progress=bar)
         self.stderr.write("")
         self.stdout.write(json.dumps({"number": evaluation.number, **evaluation.result}, indent=2))
+        if options["report"] is not None and evaluation.status == EvaluationStatus.DONE:
+            options["report"].write_text(report_html(evaluation=evaluation), encoding="utf-8")
+            self.stderr.write(f"report: {options['report']}")

@@ -1,0 +1,81 @@
+"""Named facts: asked "Did you hear that ...?", each yes checked against the memory stream,
+and who heard from whom; a fact the rules cannot check is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.cognition.key_words import key_words, states
+from agents.cognition.offline_talk import interview_answer
+from evaluations.facts import CANDIDACY, PARTY, fact_parse, facts_of
+from evaluations.hallucination import claims_to_know
+from evaluations.models import Evaluation
+from evaluations.runner import evaluation_run
+from evaluations.services import EvaluationError, evaluation_create
+from memories.models import MemoryKind
+from memories.services import MemoryDraft, memories_create
+
+ISABELLA, KLAUS, MARIA = "Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"
+LIBRARY = "the library closes early on Friday"
+
+
+def test_a_named_fact_is_stated_by_its_key_words():
+    key = key_words(LIBRARY)
+    assert key == {"libra", "close", "early", "frida"}
+    assert states("Maria said the library will close early this Friday.", key)
+    assert not states("The library is open late on Friday.", key)  # 2 of 4
+    assert fact_parse(f"  {PARTY.text.upper()}. ") is PARTY
+    assert facts_of([]) == [PARTY, CANDIDACY]
+
+
+@pytest.mark.parametrize("fact", ["it is on", "a b c", "x" * 201])
+def test_a_fact_the_rules_cannot_check_is_refused_and_nothing_is_written(simulation, fact):
+    with pytest.raises(EvaluationError, match="name a fact as a clause"):
+        evaluation_create(simulation=simulation, kinds=["diffusion"], facts=[fact])
+    assert not Evaluation.objects.exists()
+
+
+def test_the_offline_resident_says_yes_only_with_a_memory_that_states_it():
+    asked = {"agent_name": KLAUS, "question": f"Did you hear that {LIBRARY}?"}
+    yes = interview_answer({**asked, "memories": ["1. Maria said the library closes early."]})
+    no = interview_answer({**asked, "memories": ["1. The library is quiet."]})
+    assert claims_to_know(yes) and not claims_to_know(no)
+
+
+def test_diffusion_by_interview_is_checked_against_memory(simulation):
+    """Maria heard of the library from Isabella and Klaus from Maria; Isabella only thinks
+    about a party. The offline residents answer by their memories, so every yes is backed;
+    the chain is read from the memos' sources."""
+
+    def memo(step: int, agent: str, text: str, teller: str | None) -> None:
+        draft = MemoryDraft(
+            agent=agent,
+            kind=MemoryKind.THOUGHT,
+            description=text,
+            importance=6,
+            source={"from": teller} if teller else {},
+        )
+        memories_create(simulation=simulation, drafts=[draft], step=step)
+
+    memo(1, ISABELLA, "I noticed the library closes early on Friday now.", None)
+    memo(5, MARIA, "Isabella Rodriguez told me the library closes early on Friday.", ISABELLA)
+    memo(9, KLAUS, "Maria Lopez said that the library closes early on Friday.", MARIA)
+
+    evaluation = evaluation_run(
+        evaluation=evaluation_create(
+            simulation=simulation, kinds=["diffusion", "hallucination"], facts=[LIBRARY]
+        )
+    )
+
+    (library,) = evaluation.result["diffusion"]["facts"]
+    assert library["question"] == f"Did you hear that {LIBRARY}?"
+    assert library["source"] == ISABELLA  # the first to hold it
+    asked = library["by_interview"]
+    assert sorted(asked["knows"]) == [ISABELLA, KLAUS, MARIA]
+    assert asked["knows_among_the_others"] == "2 of 2" and asked["hallucinated"] == []
+    chain = library["by_memory"]["residents"]
+    assert (chain[MARIA]["from"], chain[MARIA]["hop"]) == (ISABELLA, 1)
+    assert (chain[KLAUS]["from"], chain[KLAUS]["hop"]) == (MARIA, 2)
+    assert [p["holders"] for p in library["by_memory"]["over_time"]] == [1, 2]
+    assert evaluation.result["hallucination"]["fact_claims"] == 3
+    assert evaluation.result["hallucination"]["fact_hallucinated"] == 0
