@@ -4,8 +4,9 @@
 Evaluates the newest finished base_the_ville_n25 simulation (or `--simulation ID`) with
 every kind (or those given) through the same runner as `manage.py evaluate`, and reports
 the wall time and the model calls and tokens the evaluation made, by task (the interviews,
-the judge and the "Do you know <name>?" questions). With `--figures` the report's PNGs
-are written there. Offline numbers show mechanics.
+the judge, "Do you know <name>?" and "Did you hear that ...?"). With `--figures` the
+report's PNGs are written there, with `--report` its HTML page. Offline numbers show
+mechanics.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from django.utils import timezone
 
 from bench.machine import stamp
 from evaluations.conditions import Condition
-from evaluations.report import report_figures
+from evaluations.report import report_figures, report_html
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create
 from llm.local import LocalModelServer
@@ -35,6 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulation", type=int, default=None)
     parser.add_argument("--kind", action="append", dest="kinds", default=None)
     parser.add_argument("--figures", type=Path, default=None, help="write the PNGs here")
+    parser.add_argument("--report", type=Path, default=None, help="write the HTML page here")
     parser.add_argument(
         "--condition",
         action="append",
@@ -100,4 +102,6 @@ def main(argv: list[str] | None = None) -> None:
         args.figures.mkdir(parents=True, exist_ok=True)
         for name, png in report_figures(evaluation=evaluation).items():
             (args.figures / name).write_bytes(png)
+    if args.report is not None:
+        args.report.write_text(report_html(evaluation=evaluation), encoding="utf-8")
     print(json.dumps(report, indent=2, default=str))

@@ -6,6 +6,12 @@ shares more content words with the resident's own memories shown to the judge (s
 answer that cites what the resident remembers beats "I don't remember"), and breaks ties
 by label order, which is a seeded shuffle of the conditions. Its rankings show that the
 mechanics work (every call validated and rated), never how believable an answer is.
+
+A model's ranking is mended where it is one step short of whole, as the reference
+implementation mends near-miss replies: labels not of this question and repeats are
+dropped, and a ranking naming every label but one (at least two) gets the one left out
+last. A small model's rankings are mostly such (SmolLM2-135M: "B, C, D", "A, B, A, C");
+anything further off is re-asked, then takes the fail-safe answer (the offline rule).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from typing import Annotated
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,8 +38,9 @@ class Ranking(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    # One letter each: the schema bounds the reply, so its token limit is a few dozen.
-    ranking: list[Annotated[str, Field(min_length=1, max_length=1)]] = Field(
+    # One label each: the schema bounds the reply (its token limit is a few dozen) and a
+    # grammar engine lets a model write nothing else.
+    ranking: list[Literal["A", "B", "C", "D", "E", "F", "G", "H"]] = Field(
         min_length=2, max_length=len(LABELS)
     )
 
@@ -47,6 +54,17 @@ def _check(inputs: Inputs, output: Ranking) -> str:
     if sorted(output.ranking) != sorted(labels):
         return f"the ranking must list each of the labels {', '.join(labels)} exactly once"
     return ""
+
+
+def _mend(inputs: Inputs, output: Ranking) -> Ranking:
+    """The ranking one step short of whole made whole (see the module's docstring); any
+    other left as it is, for the check."""
+    labels = _labels(inputs)
+    named = list(dict.fromkeys(label for label in output.ranking if label in labels))
+    missing = [label for label in labels if label not in named]
+    if len(named) >= 2 and len(missing) <= 1:
+        return Ranking.model_validate({"ranking": [*named, *missing]})
+    return output
 
 
 def _text(value: object) -> str:
@@ -68,7 +86,8 @@ def judge_offline(inputs: Inputs, rng: random.Random) -> Ranking:
     }
     labels = _labels(inputs)
     cited = {label: len(_words(answers.get(label, "")) & remembered) for label in labels}
-    return Ranking(ranking=sorted(labels, key=lambda label: (-cited[label], labels.index(label))))
+    ranked = sorted(labels, key=lambda label: (-cited[label], labels.index(label)))
+    return Ranking.model_validate({"ranking": ranked})
 
 
 JUDGE = task_register(
@@ -78,6 +97,7 @@ JUDGE = task_register(
         output=Ranking,
         offline=judge_offline,
         check=_check,
+        repair=_mend,
         description="ranks the conditions' answers to an interview question by believability",
     )
 )

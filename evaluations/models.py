@@ -80,6 +80,9 @@ class InterviewAnswer(models.Model):
     answer = models.TextField()
     memories = models.JSONField(default=list)  # numbers of the memories retrieved
     judged_rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The judge's ranking of this question is its task's fail-safe answer (the offline
+    # rule), not the model's: the model's replies stayed invalid after the re-asks.
+    judge_fallback = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

@@ -53,6 +53,17 @@ def _interviews(result: dict[str, Any], figure: bytes | None) -> str:
     ]
     if figure is not None:
         parts.append(_figure(figure, "TrueSkill per condition"))
+    if result.get("trueskill_model_judged_only"):
+        parts.append("<p>TrueSkill from the questions the model itself ranked:</p>")
+        parts.append(
+            _table(
+                ["condition", "TrueSkill mu", "sigma"],
+                [
+                    (r["condition"], r["mu"], r["sigma"])
+                    for r in result["trueskill_model_judged_only"]
+                ],
+            )
+        )
     stats = result["statistics"]
     if stats is not None:
         parts += [
@@ -211,7 +222,9 @@ def _facts(facts: list[dict[str, Any]]) -> str:
                 rows,
             ),
             "<p>Who heard it from whom, and when (from the memory stream):</p>",
-            _table(["fact", "resident", "heard from", "hop", "first heard"], chains),
+            _table(["fact", "resident", "heard from", "hop", "first heard"], chains)
+            if chains
+            else "<p>Nobody but the source holds any of them.</p>",
         ]
     )
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from llm.backends import backend_get
 from llm.errors import LLMError
+from llm.port import fallbacks_collected
 from memories.embeddings import EmbeddingError
 from memories.models import Memory
 from world.models import Agent, Simulation
@@ -155,19 +156,21 @@ class _Run:
             if all(row.judged_rank is None for row in rows.values()):
                 numbers = sorted({n for row in rows.values() for n in row.memories})
                 memories = Memory.objects.filter(agent=agent, number__in=numbers).order_by("number")
-                ranking = judge_rank(
-                    simulation=self.simulation,
-                    agent=agent,
-                    question=q.text,
-                    answers={c: row.answer for c, row in rows.items()},
-                    memories=[m.description for m in memories],
-                    shuffle=f"{self.evaluation.pk}:{agent.name}:{q.number}",
-                )
+                with fallbacks_collected() as fell_back:
+                    ranking = judge_rank(
+                        simulation=self.simulation,
+                        agent=agent,
+                        question=q.text,
+                        answers={c: row.answer for c, row in rows.items()},
+                        memories=[m.description for m in memories],
+                        shuffle=f"{self.evaluation.pk}:{agent.name}:{q.number}",
+                    )
                 judgement_record(
                     evaluation=self.evaluation,
                     agent=agent,
                     question_number=q.number,
                     ranking=ranking,
+                    fallback=bool(fell_back),
                 )
             self._tick()
 
@@ -280,23 +283,36 @@ def _interviews_result(run: _Run) -> dict[str, Any]:
     rows = InterviewAnswer.objects.filter(evaluation=run.evaluation, question_number__lte=QUESTIONS)
     ranked: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
     by_category: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    fell_back: set[tuple[int, int]] = set()
     answers = 0
     for row in rows:
         answers += 1
         if row.judged_rank is not None:
             ranked[(row.agent_id, row.question_number)].append((row.judged_rank, row.condition))
             by_category[row.category][row.condition].append(row.judged_rank)
+            if row.judge_fallback:
+                fell_back.add((row.agent_id, row.question_number))
     rankings = [[c for _rank, c in sorted(r)] for _key, r in sorted(ranked.items())]
+    by_model = [
+        [c for _rank, c in sorted(r)] for k, r in sorted(ranked.items()) if k not in fell_back
+    ]
     statistics = ranking_statistics(scores=rank_scores(rankings=rankings))
     backend = backend_get().name
-    return {
+    out: dict[str, Any] = {
         "answers": answers,
         "judged_questions": len(rankings),
         "judge_backend": backend,
+        "judge_fallbacks": len(fell_back),
         "judge_note": "the offline judge is a rule (more of the resident's memory words "
         "ranks higher), not a judgement of believability"
         if backend == "offline"
-        else "rankings by the configured model",
+        else f"rankings by the configured model; {len(fell_back)} of {len(rankings)} "
+        "questions took the judge's fail-safe answer (the offline rule) after the model's "
+        "replies stayed invalid",
+    }
+    if fell_back and by_model and backend != "offline":
+        out["trueskill_model_judged_only"] = [asdict(r) for r in trueskill_rate(rankings=by_model)]
+    return out | {
         "trueskill": [asdict(r) for r in trueskill_rate(rankings=rankings)],
         "statistics": asdict(statistics) if statistics is not None else None,
         "mean_rank_by_category": {

@@ -202,10 +202,16 @@ def answer_record(
 
 
 def judgement_record(
-    *, evaluation: Evaluation, agent: Agent, question_number: int, ranking: Sequence[str]
+    *,
+    evaluation: Evaluation,
+    agent: Agent,
+    question_number: int,
+    ranking: Sequence[str],
+    fallback: bool = False,
 ) -> bool:
-    """Record the judge's ranking (conditions best first) of one question's answers once:
-    False when they were already judged, and the progress counts it only the first time."""
+    """Record the judge's ranking (conditions best first) of one question's answers once,
+    and whether it is the fail-safe answer: False when they were already judged, and the
+    progress counts it only the first time."""
     with transaction.atomic():
         rows = {
             row.condition: row
@@ -216,7 +222,9 @@ def judgement_record(
         if not rows or any(row.judged_rank is not None for row in rows.values()):
             return False
         for rank, condition in enumerate(ranking, 1):
-            InterviewAnswer.objects.filter(pk=rows[condition].pk).update(judged_rank=rank)
+            InterviewAnswer.objects.filter(pk=rows[condition].pk).update(
+                judged_rank=rank, judge_fallback=fallback
+            )
         Evaluation.objects.filter(pk=evaluation.pk, done__lt=F("total")).update(done=F("done") + 1)
     return True
 

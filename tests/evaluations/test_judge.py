@@ -36,3 +36,20 @@ def test_a_ranking_that_misses_or_repeats_a_label_is_a_problem():
     inputs = _inputs(["one", "two"])
     assert JUDGE.problem_with(inputs, Ranking(ranking=["B", "A"])) == ""
     assert "exactly once" in JUDGE.problem_with(inputs, Ranking(ranking=["A", "A"]))
+
+
+def test_a_ranking_one_step_short_of_whole_is_mended_and_others_are_not():
+    four = _inputs(["one", "two", "three", "four"])
+
+    def mended(*ranking: str) -> list[str]:
+        return list(
+            JUDGE.repaired(four, Ranking.model_validate({"ranking": list(ranking)})).ranking
+        )
+
+    assert mended("B", "C", "D") == ["B", "C", "D", "A"]  # the one left out goes last
+    assert mended("A", "B", "A", "C") == ["A", "B", "C", "D"]  # a repeat dropped
+    assert mended("C", "E", "A", "B", "D") == ["C", "A", "B", "D"]  # not this question's
+    for far_off in (["A", "A", "A", "A"], ["C", "D"]):
+        assert JUDGE.problem_with(four, Ranking.model_validate({"ranking": mended(*far_off)}))
+    two = _inputs(["one", "two"])
+    assert JUDGE.repaired(two, Ranking(ranking=["A", "A"])).ranking == ["A", "A"]

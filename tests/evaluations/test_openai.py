@@ -42,8 +42,10 @@ def test_the_judge_ranks_through_the_openai_backend(
     settings.SMALLVILLE_LLM_BACKEND = "openai"
     before = ModelCall.objects.filter(simulation=simulation).count()  # the seeds' ratings
     openai_llm.push(*(ok({"answer": f"Answer number {i}."}) for i in range(ANSWERS)))
-    openai_llm.push(ok({"ranking": ["A", "A"]}))  # not a ranking of both: re-asked
-    openai_llm.push(*(ok({"ranking": ["B", "A"]}) for _ in range(75)))
+    # The first question's replies are not a ranking of both: re-asked, then the fail-safe.
+    openai_llm.push(*(ok({"ranking": ["A", "A"]}) for _ in range(3)))
+    openai_llm.push(ok({"ranking": ["B", "B"]}))  # the second's: re-asked once
+    openai_llm.push(*(ok({"ranking": ["B", "A"]}) for _ in range(74)))
     evaluation = evaluation_run(
         evaluation=evaluation_create(
             simulation=simulation, kinds=["interviews"], conditions=["full", "no_memory"]
@@ -52,25 +54,35 @@ def test_the_judge_ranks_through_the_openai_backend(
 
     calls = ModelCall.objects.filter(simulation=simulation).order_by("id")[before:]
     assert Counter(c.task for c in calls) == {"interview": ANSWERS, "believability_judge": 75}
-    assert all(c.backend == "openai" and c.error == "" and not c.fallback for c in calls)
     judged = [c for c in calls if c.task == "believability_judge"]
-    assert [judged[0].attempts, judged[1].attempts] == [2, 1]
-    assert "exactly once" in judged[0].attempt_log[0]["error"]
+    assert [c.fallback for c in calls] == [c == judged[0] for c in calls]
+    assert all(c.backend == "openai" and (c.error == "" or c == judged[0]) for c in calls)
+    assert [judged[0].attempts, judged[1].attempts, judged[2].attempts] == [3, 2, 1]
+    assert "exactly once" in judged[1].attempt_log[0]["error"]
     requests = [r["body"] for r in openai_llm.chat_requests()[ANSWERS:]]
-    assert len(requests) == 76
+    assert len(requests) == 78
     assert all(r["max_tokens"] == output_token_limit(JUDGE) for r in requests)
     assert (
         Ranking.model_json_schema()["properties"]["ranking"]
         == (requests[0]["response_format"]["json_schema"]["schema"]["properties"]["ranking"])
     )
-    # The model's "B, A" is stored: the answer labelled B is ranked first, for every question.
-    for call in judged:
+    # The model's "B, A" is stored: the answer labelled B is ranked first, for every question
+    # but the first, whose ranking is the fail-safe rule's and marked so.
+    first = InterviewAnswer.objects.filter(evaluation=evaluation, judge_fallback=True)
+    assert first.count() == 2 and len({(a.agent_id, a.question_number) for a in first}) == 1
+    for call in judged[1:]:
         labelled = dict(re.findall(r"^([AB]): (Answer number \d+\.)$", call.prompt, re.M))
         first = InterviewAnswer.objects.get(evaluation=evaluation, answer=labelled["B"])
         second = InterviewAnswer.objects.get(evaluation=evaluation, answer=labelled["A"])
         assert (first.judged_rank, second.judged_rank) == (1, 2)
     assert evaluation.result["interviews"]["judge_backend"] == "openai"
-    assert evaluation.result["interviews"]["judged_questions"] == 75
+    interviews = evaluation.result["interviews"]
+    assert (interviews["judged_questions"], interviews["judge_fallbacks"]) == (75, 1)
+    assert "1 of 75 questions took the judge's fail-safe answer" in interviews["judge_note"]
+    assert {r["condition"] for r in interviews["trueskill_model_judged_only"]} == {
+        "full",
+        "no_memory",
+    }
 
 
 def test_facts_asked_through_the_openai_backend_are_checked_against_memory(

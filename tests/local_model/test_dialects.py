@@ -76,6 +76,7 @@ def test_every_tasks_schema_compiles_on_the_real_grammar_engine(
     import openai
 
     import agents.reflection.prompts  # noqa: F401  (registers the reflection tasks)
+    import evaluations.judge  # noqa: F401  (registers the judge)
     from llm.dialects import request_options
     from llm.tasks import task_list
 
@@ -89,3 +90,4 @@ def test_every_tasks_schema_compiles_on_the_real_grammar_engine(
             **request_options("json_object_schema", name=task.name, schema=schema),
         )
         assert reply.choices[0].message.content, task.name
+    assert "believability_judge" in {task.name for task in task_list()}
