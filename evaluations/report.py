@@ -46,7 +46,8 @@ def _interviews(result: dict[str, Any], figure: bytes | None) -> str:
         "<h2>Interviews: believability by condition</h2>",
         f'<p class="note">{escape(result["judge_note"])} ({result["answers"]} answers, '
         f"{result['judged_questions']} questions judged; judge backend "
-        f"{escape(result['judge_backend'])}). Paper: {escape(result['paper'])}.</p>",
+        f"{escape(result['judge_backend'])}, model {escape(result.get('judge_model', '-'))}). "
+        f"Paper: {escape(result['paper'])}.</p>",
         _table(
             ["condition", "TrueSkill mu", "sigma"], [(r.condition, r.mu, r.sigma) for r in ratings]
         ),

@@ -302,6 +302,7 @@ def _interviews_result(run: _Run) -> dict[str, Any]:
         "answers": answers,
         "judged_questions": len(rankings),
         "judge_backend": backend,
+        "judge_model": backend_get().model,
         "judge_fallbacks": len(fell_back),
         "judge_note": "the offline judge is a rule (more of the resident's memory words "
         "ranks higher), not a judgement of believability"

@@ -68,8 +68,9 @@ def test_the_judge_ranks_through_the_openai_backend(
     )
     # The model's "B, A" is stored: the answer labelled B is ranked first, for every question
     # but the first, whose ranking is the fail-safe rule's and marked so.
-    first = InterviewAnswer.objects.filter(evaluation=evaluation, judge_fallback=True)
-    assert first.count() == 2 and len({(a.agent_id, a.question_number) for a in first}) == 1
+    fell_back = InterviewAnswer.objects.filter(evaluation=evaluation, judge_fallback=True)
+    assert fell_back.count() == 2
+    assert len({(a.agent_id, a.question_number) for a in fell_back}) == 1
     for call in judged[1:]:
         labelled = dict(re.findall(r"^([AB]): (Answer number \d+\.)$", call.prompt, re.M))
         first = InterviewAnswer.objects.get(evaluation=evaluation, answer=labelled["B"])
