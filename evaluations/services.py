@@ -143,10 +143,12 @@ def evaluation_subject_fix(*, evaluation: Evaluation) -> Simulation:
             )
             _budget_left_to(subject, simulation)
             fork_agents = {a.name: a for a in subject.agents.all()}
-            for row in InterviewAnswer.objects.filter(evaluation=evaluation).select_related(
-                "agent"
-            ):
-                InterviewAnswer.objects.filter(pk=row.pk).update(agent=fork_agents[row.agent.name])
+            humans = list(
+                InterviewAnswer.objects.filter(evaluation=evaluation).select_related("agent")
+            )
+            for row in humans:
+                row.agent = fork_agents[row.agent.name]
+            InterviewAnswer.objects.bulk_update(humans, ["agent"])
         fixed = Evaluation.objects.filter(pk=evaluation.pk, subject__isnull=True).update(
             subject=subject
         )
