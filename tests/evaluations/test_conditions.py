@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from django.contrib.auth.models import User
 
-from agents.services import simulation_create_from_base
 from evaluations.conditions import Condition, condition_memories
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
+from tests.evaluations.towns import three_residents
 from world.models import Agent, Simulation
 
-N3 = "base_the_ville_isabella_maria_klaus"
 KLAUS = "Klaus Mueller"
 ABOUT = "the research paper on gentrification"
 
 
 @pytest.fixture
 def klaus(user: User) -> tuple[Simulation, Agent]:
-    simulation = simulation_create_from_base(
-        owner=user,
-        base=N3,
-        seed=2,
-        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
-        config={"cognition": "paper"},
-    )
+    simulation = three_residents(user, 2)
     kinds = [MemoryKind.OBSERVATION, MemoryKind.REFLECTION, MemoryKind.PLAN, MemoryKind.THOUGHT]
     drafts = [
         MemoryDraft(agent=KLAUS, kind=kind, description=f"{kind} about {ABOUT}", importance=8)

@@ -19,10 +19,10 @@ from evaluations.emergence import (
 )
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
+from tests.evaluations.towns import N3
 from world.eventlog import events_append
 from world.models import Simulation
 
-N3 = "base_the_ville_isabella_maria_klaus"
 ISABELLA, MARIA, KLAUS = "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"
 START = datetime(2023, 2, 14, 16, 0, tzinfo=UTC)  # the party window opens at step 360
 

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from django.contrib.auth.models import User
 
-from agents.services import simulation_create_from_base
 from evaluations.emergence import about_candidacy, about_party
 from evaluations.hallucination import claim_of_fact, claim_of_person, claims_to_know
+from tests.evaluations.towns import three_residents
 from world.models import Agent
-
-N3 = "base_the_ville_isabella_maria_klaus"
 
 
 @pytest.fixture
 def klaus(user: User) -> Agent:
-    simulation = simulation_create_from_base(
-        owner=user,
-        base=N3,
-        seed=4,
-        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
-        config={"cognition": "paper"},
-    )
+    simulation = three_residents(user, 4)
     return simulation.agents.get(name="Klaus Mueller")
 
 

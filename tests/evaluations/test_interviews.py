@@ -4,34 +4,26 @@ the interview task, judged and ranked; the relationship interviews and their den
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime
 
 import pytest
 from django.contrib.auth.models import User
 
-from agents.services import simulation_create_from_base
 from evaluations.models import Evaluation, EvaluationStatus, InterviewAnswer
 from evaluations.questions import CATEGORIES, interview_questions
 from evaluations.runner import evaluation_run
 from evaluations.services import EvaluationError, evaluation_create
 from llm.models import ModelCall
 from memories.models import Memory
+from tests.evaluations.towns import three_residents
 from world.models import Event, Simulation
 
-N3 = "base_the_ville_isabella_maria_klaus"
 ISABELLA, KLAUS, MARIA = "Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"
 CONDITIONS = ["full", "no_reflection", "no_reflection_no_planning", "no_memory"]
 
 
 @pytest.fixture
 def simulation(user: User) -> Simulation:
-    return simulation_create_from_base(
-        owner=user,
-        base=N3,
-        seed=21,
-        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
-        config={"cognition": "paper"},
-    )
+    return three_residents(user, 21)
 
 
 def test_the_questions_are_the_papers_five_categories_written_per_resident(simulation):

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.models import User
 
-from agents.services import simulation_create_from_base
 from evaluations.facts import PARTY
 from evaluations.judge import JUDGE, Ranking
 from evaluations.models import InterviewAnswer
@@ -20,6 +18,7 @@ from llm.models import ModelCall
 from llm.tasks import output_token_limit
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
+from tests.evaluations.towns import three_residents
 from tests.llm.conftest import openai_llm  # noqa: F401 (the fixture)
 from tests.llm.fake_openai import FakeOpenAI, ok
 
@@ -32,13 +31,7 @@ def test_the_judge_ranks_through_the_openai_backend(
     openai_llm: FakeOpenAI,  # noqa: F811
 ) -> None:
     settings.SMALLVILLE_LLM_BACKEND = "offline"  # the residents' seeds are rated offline
-    simulation = simulation_create_from_base(
-        owner=user,
-        base="base_the_ville_isabella_maria_klaus",
-        seed=31,
-        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
-        config={"cognition": "paper"},
-    )
+    simulation = three_residents(user, 31)
     settings.SMALLVILLE_LLM_BACKEND = "openai"
     before = ModelCall.objects.filter(simulation=simulation).count()  # the seeds' ratings
     openai_llm.push(*(ok({"answer": f"Answer number {i}."}) for i in range(ANSWERS)))
@@ -94,13 +87,7 @@ def test_facts_asked_through_the_openai_backend_are_checked_against_memory(
     """A model that says yes to everything: a yes with a memory stating the fact is knowing
     it, a yes with none a hallucination (the three residents never heard of Sam Moore)."""
     settings.SMALLVILLE_LLM_BACKEND = "offline"
-    simulation = simulation_create_from_base(
-        owner=user,
-        base="base_the_ville_isabella_maria_klaus",
-        seed=32,
-        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
-        config={"cognition": "paper"},
-    )
+    simulation = three_residents(user, 32)
     memories_create(
         simulation=simulation,
         drafts=[

@@ -3,34 +3,19 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from io import StringIO
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
-from agents.services import simulation_create_from_base
 from evaluations.models import Evaluation, EvaluationStatus
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create
-from world.models import Simulation
-
-N3 = "base_the_ville_isabella_maria_klaus"
-
-
-def _simulation(user: User, seed: int) -> Simulation:
-    return simulation_create_from_base(
-        owner=user,
-        base=N3,
-        seed=seed,
-        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
-        config={"cognition": "paper"},
-    )
+from tests.evaluations.towns import three_residents
 
 
 def test_the_command_compares_simulations_and_reports_json(user):
-    a, b = _simulation(user, 8), _simulation(user, 9)
+    a, b = three_residents(user, 8), three_residents(user, 9)
     out, err = StringIO(), StringIO()
     call_command(
         "evaluate", a.pk, "--kind", "relationships", "--compare", b.pk, stdout=out, stderr=err
@@ -47,7 +32,7 @@ def test_the_command_compares_simulations_and_reports_json(user):
 
 
 def test_a_done_evaluation_is_not_run_again(user):
-    simulation = _simulation(user, 10)
+    simulation = three_residents(user, 10)
     evaluation = evaluation_run(
         evaluation=evaluation_create(simulation=simulation, kinds=["diffusion"])
     )
@@ -57,15 +42,15 @@ def test_a_done_evaluation_is_not_run_again(user):
     assert set(again.result["simulations"][str(simulation.pk)]) == {"party_news", "candidacy_news"}
 
 
-def test_the_command_refuses_a_step_beyond_the_simulation(user):
-    simulation = _simulation(user, 11)
+def test_the_command_refuses_a_step_beyond_thethree_residents(user):
+    simulation = three_residents(user, 11)
     with pytest.raises(CommandError, match="beyond"):
         call_command("evaluate", simulation.pk, "--step", "999")
     assert not Evaluation.objects.exists()
 
 
 def test_the_command_takes_conditions_and_a_file_of_human_answers(user, tmp_path):
-    simulation = _simulation(user, 12)
+    simulation = three_residents(user, 12)
     answers = tmp_path / "human.json"
     answers.write_text(json.dumps({"Maria Lopez": {"3": "I love physics and gaming."}}))
     out = StringIO()

@@ -4,7 +4,6 @@ once; at its own step and not running, the simulation itself."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from io import StringIO
 from typing import Any
 
@@ -13,16 +12,15 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from agents.engine.inline import simulation_run_inline
-from agents.services import simulation_create_from_base
 from evaluations.facts import PARTY
 from evaluations.models import EvaluationStatus, InterviewAnswer
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create, evaluation_subject_fix
 from memories.models import Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create
+from tests.evaluations.towns import three_residents
 from world.models import Event, Simulation
 
-N3 = "base_the_ville_isabella_maria_klaus"
 ISABELLA, KLAUS = "Isabella Rodriguez", "Klaus Mueller"
 # The run hands on its ticks on commit: the tests need real transactions.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,13 +29,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def told_at_step_6(user: User) -> Simulation:
     """Three residents run six steps from 07:00; at step 6 Klaus hears of the party."""
-    simulation = simulation_create_from_base(
-        owner=user,
-        base=N3,
-        seed=31,
-        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
-        config={"cognition": "paper"},
-    )
+    simulation = three_residents(user, 31)
     Simulation.objects.filter(pk=simulation.pk).update(budget_calls=5000)
     simulation = simulation_run_inline(simulation=simulation, steps=6)
     memories_create(

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from django.contrib.auth.models import User
 
-from agents.services import simulation_create_from_base
 from evaluations.models import Evaluation, EvaluationStatus, InterviewAnswer
 from evaluations.services import evaluation_create
 from evaluations.tasks import evaluation_run_task
 from llm.models import ModelCall
 from tests.agents.workers import celery_worker, wait_for
+from tests.evaluations.towns import three_residents
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_posted_evaluation_is_run_by_a_worker(user: User, api) -> None:
-    simulation = simulation_create_from_base(
-        owner=user,
-        base="base_the_ville_isabella_maria_klaus",
-        seed=12,
-        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
-        config={"cognition": "paper"},
-    )
+    simulation = three_residents(user, 12)
     with celery_worker():
         made = api.post(
             f"/api/simulations/{simulation.pk}/evaluations/",
@@ -46,13 +38,7 @@ def test_a_posted_evaluation_is_run_by_a_worker(user: User, api) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_an_interview_job_survives_a_killed_worker_without_double_counting(user: User) -> None:
-    simulation = simulation_create_from_base(
-        owner=user,
-        base="base_the_ville_isabella_maria_klaus",
-        seed=13,
-        start_time=datetime(2023, 2, 13, 7, tzinfo=UTC),
-        config={"cognition": "paper"},
-    )
+    simulation = three_residents(user, 13)
     evaluation = evaluation_create(simulation=simulation, kinds=["interviews"])
 
     def reload() -> Evaluation:
