@@ -21,7 +21,7 @@ from typing import Any
 
 from llm.backends import backend_get
 from llm.errors import LLMError
-from llm.port import fallbacks_collected
+from llm.port import calls_in_background, fallbacks_collected
 from memories.embeddings import EmbeddingError
 from memories.models import Memory
 from world.models import Agent, Simulation
@@ -386,10 +386,11 @@ def evaluation_run(*, evaluation: Evaluation, progress: Progress | None = None) 
     run = _Run(evaluation, subject, progress)
     evaluation_start(evaluation=evaluation, total=run.count(len(simulations)))
     try:
-        run.interview()
-        run.judge()
-        run.ask_pairs()
-        run.ask_facts()
+        with calls_in_background():  # nothing in the town waits on an evaluation
+            run.interview()
+            run.judge()
+            run.ask_pairs()
+            run.ask_facts()
     except (LLMError, EmbeddingError) as exc:
         evaluation_fail(evaluation=evaluation, reason=f"{type(exc).__name__}: {exc}")
         evaluation.refresh_from_db()

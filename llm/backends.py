@@ -53,6 +53,7 @@ class LLMConfig:
     dialect: str = "auto"
     context_tokens: int = 0
     send_task: bool = False  # the task, inputs and seed go with each request (`TASK_FIELD`)
+    priority: bool = False  # each request carries its `priority` (vLLM's field)
 
     @classmethod
     def from_settings(cls) -> LLMConfig:
@@ -71,6 +72,7 @@ class LLMConfig:
             dialect=settings.SMALLVILLE_LLM_DIALECT,
             context_tokens=settings.SMALLVILLE_LLM_CONTEXT_TOKENS,
             send_task=settings.SMALLVILLE_LLM_SEND_TASK,
+            priority=settings.SMALLVILLE_LLM_PRIORITY,
         )
         if config.response_format not in RESPONSE_FORMATS:
             raise ImproperlyConfigured(
@@ -90,6 +92,7 @@ class ModelRequest:
     messages: tuple[Message, ...]
     seed: int
     max_tokens: int = 0  # the reply's token limit; 0: the task's own (`output_token_limit`)
+    priority: int = 0  # `CallPriority`: 0 on a resident's critical path, 1 background
 
 
 def task_field(request: ModelRequest) -> dict[str, Any]:

@@ -250,12 +250,15 @@ class OpenAIBackend:
             return BackendResult(output=output, raw_reply=raw, attempts=attempts, usage=usage)
 
     def _options(self, rung: str, request: ModelRequest, schema: dict[str, Any]) -> dict[str, Any]:
-        """The rung's request options, and the task for the policy server when it is sent."""
+        """The rung's request options, the task for the policy server when it is sent, and
+        the call's priority when the server orders its queue by it."""
         options = request_options(rung, name=request.task.name, schema=schema)
+        extra = dict(options.get("extra_body", {}))
         if self.config.send_task:
-            extra = {**options.get("extra_body", {}), TASK_FIELD: task_field(request)}
-            options = {**options, "extra_body": extra}
-        return options
+            extra[TASK_FIELD] = task_field(request)
+        if self.config.priority:
+            extra["priority"] = request.priority
+        return {**options, "extra_body": extra} if extra else options
 
     @contextmanager
     def _slot(self) -> Iterator[None]:

@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from enum import IntEnum
 from typing import Any, overload
 
 from django.conf import settings
@@ -68,6 +69,27 @@ __all__ = [
 
 # The fallbacks of the calls made inside `fallbacks_collected()`, in this thread.
 _fallbacks: ContextVar[list[dict[str, Any]] | None] = ContextVar("fallbacks", default=None)
+
+
+class CallPriority(IntEnum):
+    """How soon a call's answer is awaited; a server that orders its queue by priority
+    (vLLM: lower first) serves the residents' steps and users before background work."""
+
+    CRITICAL = 0  # a resident's step, a user's interview or whisper: someone waits on it
+    BACKGROUND = 1  # reflection jobs, evaluations: nothing in the town waits on them
+
+
+_priority: ContextVar[CallPriority] = ContextVar("call_priority", default=CallPriority.CRITICAL)
+
+
+@contextmanager
+def calls_in_background() -> Iterator[None]:
+    """The calls made in the block are background work (`CallPriority.BACKGROUND`)."""
+    token = _priority.set(CallPriority.BACKGROUND)
+    try:
+        yield
+    finally:
+        _priority.reset(token)
 
 
 @contextmanager
@@ -133,6 +155,7 @@ def llm_run(
         messages=message_list(fitted.prompt),
         seed=seed,
         max_tokens=fitted.max_tokens,
+        priority=_priority.get(),
     )
     call = model_call_admit(
         simulation=simulation,

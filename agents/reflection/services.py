@@ -38,6 +38,7 @@ from django.utils import timezone
 
 from agents.events import PERCEIVED_KINDS, REFLECTION_REQUESTED
 from llm.errors import BudgetExhausted
+from llm.port import calls_in_background
 from memories.events import MEMORY_CREATED
 from memories.models import MemoryKind
 from world.eventlog import EventDraft
@@ -119,9 +120,10 @@ def reflection_job_attempt(*, job_id: int, final: bool, queue: str = "") -> bool
                 f"the job reads step {job.requested_step}"
             )
         agent = Agent.objects.get(simulation=simulation, name=job.agent)
-        outcome = reflection_compute(
-            simulation=simulation, agent=agent, read_step=job.requested_step
-        )
+        with calls_in_background():  # the residents' steps go on without it
+            outcome = reflection_compute(
+                simulation=simulation, agent=agent, read_step=job.requested_step
+            )
     except (BudgetExhausted, StateMoved) as exc:
         _fail(job, exc)
         return True

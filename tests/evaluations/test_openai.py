@@ -102,6 +102,7 @@ def test_facts_asked_through_the_openai_backend_are_checked_against_memory(
         step=0,
     )
     settings.SMALLVILLE_LLM_BACKEND = "openai"
+    settings.SMALLVILLE_LLM_PRIORITY = True
     before = ModelCall.objects.filter(simulation=simulation).count()
     openai_llm.push(*(ok({"answer": "No, I don't know them."}) for _ in range(12)))
     openai_llm.push(ok({"wrong": "shape"}))  # invalid: re-asked
@@ -114,6 +115,8 @@ def test_facts_asked_through_the_openai_backend_are_checked_against_memory(
     assert Counter(c.task for c in calls) == {"interview": 18}
     assert all(c.backend == "openai" and c.error == "" and not c.fallback for c in calls)
     assert sum(c.attempts for c in calls) == 19
+    # Background work: a server ordering its queue by priority serves the town first.
+    assert {r["body"]["priority"] for r in openai_llm.chat_requests()} == {1}
     party, candidacy = evaluation.result["diffusion"]["facts"]
     assert "Maria Lopez" in party["by_interview"]["knows"]
     assert "Klaus Mueller" in [h["resident"] for h in party["by_interview"]["hallucinated"]]

@@ -28,6 +28,7 @@ from llm.port import (
     ModelOutputInvalid,
     ModelRequestRejected,
     ModelUnavailable,
+    calls_in_background,
     llm_run,
 )
 from llm.selectors import model_call_fallback_rate, model_call_summary
@@ -117,6 +118,22 @@ def test_structured_output_is_asked_for_with_the_schema(openai_llm: FakeOpenAI) 
     assert schema["name"] == "importance" and schema["strict"] is True
     assert schema["schema"]["properties"]["importance"]["maximum"] == 10
     assert isinstance(body["seed"], int)
+
+
+def test_a_request_carries_its_priority_only_when_the_server_orders_by_it(
+    openai_llm: FakeOpenAI, settings: Any
+) -> None:
+    """vLLM refuses `priority` unless started with --scheduling-policy priority: it goes
+    only with SMALLVILLE_LLM_PRIORITY, 0 on the critical path, 1 for background work."""
+    openai_llm.push(*(ok({"importance": 2}) for _ in range(3)))
+    rate()
+    settings.SMALLVILLE_LLM_PRIORITY = True
+    rate()
+    with calls_in_background():
+        rate()
+    off, critical, background = (r["body"] for r in openai_llm.chat_requests())
+    assert "priority" not in off
+    assert (critical["priority"], background["priority"]) == (0, 1)
 
 
 def test_reply_wrapped_in_prose_and_fences_is_parsed(openai_llm: FakeOpenAI) -> None:

@@ -116,6 +116,7 @@ def fake_model(settings: Any, server: FakeModel) -> Iterator[FakeModel]:
         setattr(settings, name, int(value) if value.isdigit() else value)
     settings.SMALLVILLE_AGENT_THREADS = 1  # no pool threads holding test database sessions
     server.prompts.clear()
+    server.priorities.clear()
     yield server
     server.fail_first = 0
     server.delay = 0.0

@@ -57,6 +57,7 @@ class FakeModel:
         self.delay = delay
         self.fail_first = fail_first  # answer this many requests with HTTP 500 first
         self.prompts: list[tuple[str, str]] = []  # (task, prompt)
+        self.priorities: list[tuple[str, Any]] = []  # (task, the request's `priority`)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -75,6 +76,7 @@ class FakeModel:
         task = body.get("response_format", {}).get("json_schema", {}).get("name", "")
         with self._lock:
             self.prompts.append((task, prompt))
+            self.priorities.append((task, body.get("priority")))
             if self.fail_first > 0:
                 self.fail_first -= 1
                 return 500, ""

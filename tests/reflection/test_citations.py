@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -71,11 +72,17 @@ def test_citations_map_to_the_shown_numbers_and_bad_ones_are_dropped(
 
 @pytest.mark.django_db(transaction=True)
 def test_evidence_is_the_memories_the_model_was_shown(
-    user: User, fake_model: FakeModel, caplog: pytest.LogCaptureFixture
+    user: User, fake_model: FakeModel, caplog: pytest.LogCaptureFixture, settings: Any
 ) -> None:
+    settings.SMALLVILLE_LLM_PRIORITY = True
     with caplog.at_level(logging.WARNING, logger="agents.reflection.reflect"):
         simulation = engine.simulation_run_inline(simulation=observed(user), steps=3)
     job = ReflectionJob.objects.get(simulation=simulation, agent=KLAUS)
+    # Reflection is background work; the residents' steps are not.
+    by_kind: dict[bool, set[Any]] = {}
+    for task, priority in fake_model.priorities:
+        by_kind.setdefault(task.startswith("reflection_"), set()).add(priority)
+    assert by_kind == {True: {1}, False: {0}}
     assert (job.requested_step, job.due_step, job.status) == (1, 2, JobStatus.DONE)
     asked = [prompt for task, prompt in fake_model.prompts if task == "reflection_insights"]
     assert len(asked) == 3
