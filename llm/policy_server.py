@@ -7,17 +7,22 @@ as the offline backend counts it (`llm.tokens`). So a run through the `openai` b
 makes the same calls and the same day as an offline run, while each answer takes as long
 as a latency drawn from `fixed:SECONDS` or `lognormal:MEAN:P95` (an RNG seeded per call,
 so a rerun draws the same delays), and at most `slots` answers are worked on at once
-(the others queue, as on a real server). For benchmarks and tests of wall time and call
-patterns; `manage.py policy_server` serves it.
+(the others queue, as on a real server; by the body's `priority`, lower first, then in
+arrival order, as vLLM's priority policy serves them). For benchmarks and tests of wall
+time and call patterns; `manage.py policy_server` serves it.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import math
 import random
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -84,6 +89,13 @@ def _lognormal(*, mean: float, p95: float) -> tuple[float, float]:
     return math.log(mean) - sigma**2 / 2, sigma
 
 
+def _priority(body: dict[str, Any]) -> int:
+    priority = body.get("priority", 0)
+    if not isinstance(priority, int) or isinstance(priority, bool):
+        raise BadRequest(f"priority must be an integer, not {priority!r}")
+    return priority
+
+
 def policy_answer(body: dict[str, Any]) -> tuple[str, dict[str, int]]:
     """The offline backend's reply to a chat completion body, and its usage. A policy that
     breaks its own schema answers nothing usable (empty content), as the offline backend
@@ -121,6 +133,33 @@ def policy_answer(body: dict[str, Any]) -> tuple[str, dict[str, int]]:
     return content, usage
 
 
+class PriorityGate:
+    """At most `slots` holders at once; a freed slot goes to the waiting request of the
+    lowest priority number, the earliest on ties."""
+
+    def __init__(self, slots: int) -> None:
+        self._free = slots
+        self._waiting: list[tuple[int, int]] = []  # (priority, ticket), a heap
+        self._tickets = itertools.count()
+        self._changed = threading.Condition()
+
+    @contextmanager
+    def held(self, priority: int) -> Iterator[None]:
+        with self._changed:
+            me = (priority, next(self._tickets))
+            heapq.heappush(self._waiting, me)
+            self._changed.wait_for(lambda: self._free > 0 and self._waiting[0] == me)
+            heapq.heappop(self._waiting)
+            self._free -= 1
+            self._changed.notify_all()
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._free += 1
+                self._changed.notify_all()
+
+
 class _Server(ThreadingHTTPServer):
     # The default backlog of 5 drops connections when 25 agents call at once.
     request_queue_size = 256
@@ -147,7 +186,7 @@ class PolicyServer:
         self.slots = slots
         self.seed = seed
         self.model = model
-        self._gate = threading.BoundedSemaphore(slots) if slots else None
+        self._gate = PriorityGate(slots) if slots else None
         self._server = _Server((host, port), self._handler())
         self._thread: threading.Thread | None = None
 
@@ -203,7 +242,7 @@ class PolicyServer:
         if self._gate is None:
             time.sleep(delay)
         else:
-            with self._gate:
+            with self._gate.held(_priority(body)):
                 time.sleep(delay)
         return {
             "id": f"policy-{field['seed']:x}",

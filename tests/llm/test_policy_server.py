@@ -176,6 +176,27 @@ def test_the_slots_make_the_next_request_wait() -> None:
     assert finished[2] >= 1.0  # two answers at a time: the third waited for a slot
 
 
+def test_a_freed_slot_goes_to_the_lowest_priority_number_first() -> None:
+    """One slot, busy: a background request (priority 1) arrives, then a critical one
+    (priority 0); the critical one is answered first, as vLLM's priority policy would."""
+    with PolicyServer(latency="fixed:1", slots=1) as server:
+        url = f"{server.base_url}/chat/completions"
+        finished: list[str] = []
+
+        def ask(name: str, priority: int) -> None:
+            status, _answer = _post(url, {**_body(), "priority": priority})
+            assert status == 200
+            finished.append(name)
+
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            for name, priority in [("busy", 0), ("background", 1), ("critical", 0)]:
+                pool.submit(ask, name, priority)
+                time.sleep(0.3)  # arrival order: busy holds the slot, then the two wait
+        status, answer = _post(url, {**_body(), "priority": "high"})
+    assert finished == ["busy", "critical", "background"]
+    assert status == 400 and "priority must be an integer" in answer["error"]["message"]
+
+
 def test_lognormal_latency_has_its_mean_and_tail_and_repeats_per_seed() -> None:
     import random
 
