@@ -27,7 +27,7 @@ from memories.models import Memory
 from world.models import Agent, Simulation
 
 from .conditions import Condition
-from .emergence import PAPER, diffusion, emergence_measure, holds, remembered
+from .emergence import PAPER, diffusion, emergence_measure, remembered
 from .facts import Fact, facts_of
 from .hallucination import claims_to_know
 from .interviews import Answer, interview_answer, start_answer
@@ -245,7 +245,10 @@ def _facts_result(run: _Run) -> list[dict[str, Any]]:
     answers = {(row.agent_id, row.question_number): row.answer for row in rows}
     out: list[dict[str, Any]] = []
     for i, fact in enumerate(run.facts):
-        backed = {m.agent for m in memories if holds(m.description, fact.about)}
+        by_memory = diffusion(run.simulation, memories, fact.origin, fact.about)
+        backed = set(by_memory["residents"])  # the holders besides the source
+        if by_memory["source_holds_it"]:
+            backed.add(by_memory["source"])
         knows, hallucinated, denied = [], [], []
         for agent in run.agents:
             answer = answers.get((agent.pk, FACT_BASE + i), "")
@@ -256,7 +259,6 @@ def _facts_result(run: _Run) -> list[dict[str, Any]]:
                 hallucinated.append({"resident": agent.name, "answer": answer})
             elif held:
                 denied.append(agent.name)
-        by_memory = diffusion(run.simulation, memories, fact.origin, fact.about)
         others = len(run.agents) - (1 if by_memory["source"] in run.names else 0)
         knowing_others = [n for n in knows if n != by_memory["source"]]
         out.append(
@@ -297,12 +299,13 @@ def _interviews_result(run: _Run) -> dict[str, Any]:
         [c for _rank, c in sorted(r)] for k, r in sorted(ranked.items()) if k not in fell_back
     ]
     statistics = ranking_statistics(scores=rank_scores(rankings=rankings))
-    backend = backend_get().name
+    judge = backend_get()
+    backend = judge.name
     out: dict[str, Any] = {
         "answers": answers,
         "judged_questions": len(rankings),
         "judge_backend": backend,
-        "judge_model": backend_get().model,
+        "judge_model": judge.model,
         "judge_fallbacks": len(fell_back),
         "judge_note": "the offline judge is a rule (more of the resident's memory words "
         "ranks higher), not a judgement of believability"

@@ -236,13 +236,14 @@ class PolicyServer:
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         """A chat completion for `body`, after the latency drawn for its call, in a slot."""
         content, usage = policy_answer(body)
+        priority = _priority(body)  # refused with a 400 whether or not slots queue it
         field = body[TASK_FIELD]
         rng = random.Random(f"{self.seed}\0{field['task']}\0{field['seed']}")
         delay = self.latency.draw(rng)
         if self._gate is None:
             time.sleep(delay)
         else:
-            with self._gate.held(_priority(body)):
+            with self._gate.held(priority):
                 time.sleep(delay)
         return {
             "id": f"policy-{field['seed']:x}",
