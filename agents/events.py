@@ -127,9 +127,11 @@ def agent_acting(
     path: Iterable[Tile] = (),
     chatting_with: str = "",
     conversation: str = "",
+    object_state: str = "",
 ) -> EventDraft:
     """What the agent does from `start_step` until `end_step`, walking `path` to `address`
-    first (the tiles after its own)."""
+    first (the tiles after its own); `object_state` is what the object there becomes
+    when the agent reaches it."""
     payload = ActingPayload(
         action=action,
         emoji=emoji,
@@ -143,6 +145,8 @@ def agent_acting(
         payload["chatting_with"] = chatting_with
     if conversation:
         payload["conversation"] = conversation
+    if object_state:
+        payload["object_state"] = object_state
     return _draft(AGENT_ACTING, agent, payload)
 
 

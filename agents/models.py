@@ -33,6 +33,29 @@ class Decision(models.Model):
         return f"{self.agent} @ {self.step}"
 
 
+class StagedCommit(models.Model):
+    """One group's commit of one step under the engine that runs residents ahead
+    (agents.engine.ahead): applied to the projections already, held here until every
+    resident has committed the step, then appended to the log in the barrier's order.
+
+    `events` are the drafts with their place in that order (`key`: [section, agent])."""
+
+    simulation = models.ForeignKey(
+        Simulation, on_delete=models.CASCADE, related_name="staged_commits"
+    )
+    step = models.PositiveIntegerField()
+    agents = models.JSONField(default=list, help_text="the residents of the group, by name")
+    events = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["simulation", "step", "id"]
+        indexes = [models.Index(fields=["simulation", "step"], name="staged_commit_step")]
+
+    def __str__(self) -> str:
+        return f"{', '.join(self.agents)} @ {self.step}"
+
+
 class PlanLevel(models.TextChoices):
     DAY = "day"
     HOUR = "hour"

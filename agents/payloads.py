@@ -37,6 +37,7 @@ class _ActingRequired(TypedDict):
 class ActingPayload(_ActingRequired, total=False):
     chatting_with: str
     conversation: str  # the initiator of the conversation this action belongs to
+    object_state: str  # the state the action gives its object once the agent is there
 
 
 class SummarizedPayload(TypedDict):

@@ -1,15 +1,17 @@
-"""The barrier engine against a slow model: `python -m bench latency [--hours H] [...]`.
+"""The engines against a slow model: `python -m bench latency [--hours H] [--engine E] [...]`.
 
 Runs base_the_ville_n25 with the paper's cognition from 2023-02-13 00:00 for `--hours`
-sim hours (default 1) in this process (`simulation_run_inline`: each step waits for all
-its agents' decisions, a barrier) through the `openai` backend against the policy server
+sim hours (default 1) in this process (`simulation_run_inline`; `--engine barrier`: each
+step waits for all its agents' decisions; `--engine ahead`: residents that cannot meet
+run ahead of each other) through the `openai` backend against the policy server
 (llm/policy_server.py), which answers each call as the offline policy would after
 `--latency` (default `fixed:1`, one second a call), so the calls are those of an offline
 run. Reports the wall time, the calls, how many calls were in flight over the run
 (sampled every 50 ms from the ledger's admission and finish times: mean, p95, max), and
 the chain bound: per step, the longest chain of one resident's calls, summed over the
-steps, which is what even an engine that costs nothing and overlaps every resident must
-wait for.
+steps, which is what even a barrier engine that costs nothing must wait for; and the
+resident bound, the busiest resident's calls one after another, which is what even an
+engine that runs residents ahead of each other must wait for.
 """
 
 from __future__ import annotations
@@ -37,20 +39,23 @@ MIDNIGHT = datetime(2023, 2, 13, 0, 0, tzinfo=UTC)
 SAMPLE = 0.05  # seconds between samples of the calls in flight
 
 
-def run(owner: User, server: PolicyServer, hours: float) -> tuple[Simulation, float, datetime]:
+def run(
+    owner: User, server: PolicyServer, hours: float, engine: str, base: str = N25
+) -> tuple[Simulation, float, datetime]:
     """The run's simulation, wall seconds and start; its setup (rating the seed memories)
     is offline and not timed."""
     simulation = simulation_create_from_base(
         owner=owner,
-        base=N25,
+        base=base,
         seed=5,
         name=f"bench latency {server.latency.spec}",
         config={"cognition": "paper"},
         start_time=MIDNIGHT,
     )
     steps = round(hours * 3600 / simulation.sec_per_step)
-    saved = {key: getattr(settings, key) for key in server.settings()}
-    for key, value in server.settings().items():
+    chosen = {**server.settings(), "SMALLVILLE_ENGINE": engine}
+    saved = {key: getattr(settings, key) for key in chosen}
+    for key, value in chosen.items():
         setattr(settings, key, value)
     try:
         since = datetime.now(UTC)
@@ -100,15 +105,27 @@ def chain_bound(calls: list[dict[str, Any]]) -> int:
     return sum(max(residents.values()) for residents in per_step.values())
 
 
+def resident_bound(calls: list[dict[str, Any]]) -> int:
+    """The most calls one resident made in the run."""
+    per_resident: dict[str, int] = defaultdict(int)
+    for call in calls:
+        per_resident[call["agent_name"]] += 1
+    return max(per_resident.values(), default=0)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench latency", description=__doc__)
     parser.add_argument("--hours", type=float, default=1.0)
     parser.add_argument("--latency", default="fixed:1", help="fixed:S or lognormal:MEAN:P95")
     parser.add_argument("--slots", type=int, default=0, help="server slots (0: no limit)")
+    parser.add_argument(
+        "--engine", choices=["barrier", "ahead"], default="barrier", help="SMALLVILLE_ENGINE"
+    )
+    parser.add_argument("--base", default=N25)
     args = parser.parse_args(argv)
     owner, _ = User.objects.get_or_create(username="bench")
     with PolicyServer(latency=args.latency, slots=args.slots) as server:
-        simulation, elapsed, since = run(owner, server, args.hours)
+        simulation, elapsed, since = run(owner, server, args.hours, args.engine, args.base)
     calls: list[dict[str, Any]] = [
         dict(row)
         for row in ModelCall.objects.filter(simulation=simulation, created_at__gte=since).values(
@@ -116,12 +133,14 @@ def main(argv: list[str] | None = None) -> None:
         )
     ]
     chains = chain_bound(calls)
+    busiest = resident_bound(calls)
     per_call = server.latency.mean
     report = {
         **stamp(),
         "agents": simulation.agents.count(),
         "cognition": "paper",
-        "engine": "barrier (simulation_run_inline)",
+        "engine": args.engine,
+        "calls_in_flight_cap": settings.SMALLVILLE_CALLS_IN_FLIGHT,
         "start": MIDNIGHT.isoformat(),
         "sim_hours": args.hours,
         "steps": simulation.step,
@@ -138,5 +157,10 @@ def main(argv: list[str] | None = None) -> None:
         # What the model's answers alone cost the run, with every resident overlapped.
         "chain_bound_seconds": round(chains * per_call, 1),
         "wall_over_chain_bound": round(elapsed / (chains * per_call), 2) if chains else None,
+        # The busiest resident's calls one after another: what an engine that lets
+        # residents run ahead of each other (and costs nothing) must wait for.
+        "resident_bound_calls": busiest,
+        "resident_bound_seconds": round(busiest * per_call, 1),
+        "wall_over_resident_bound": round(elapsed / (busiest * per_call), 2) if busiest else None,
     }
     print(json.dumps(report, indent=2, default=str))

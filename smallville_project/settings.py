@@ -256,6 +256,17 @@ SMALLVILLE_SHARD_SIZE = int(os.environ.get("SMALLVILLE_SHARD_SIZE", "25"))
 SMALLVILLE_BROKER = os.environ.get("SMALLVILLE_BROKER", "agents.tasks.CeleryBroker")
 # Agents of a shard decided at once when a model server answers (their calls overlap).
 SMALLVILLE_AGENT_THREADS = int(os.environ.get("SMALLVILLE_AGENT_THREADS", "25"))
+# The tick engine (docs/architecture.md): "barrier" decides every resident at step t and
+# then commits the town; "ahead" lets groups of residents that cannot meet run ahead of
+# each other, with the same log. Under "ahead", residents' decisions (and so their model
+# calls) in flight at once in the process that runs the simulation:
+SMALLVILLE_ENGINE = os.environ.get("SMALLVILLE_ENGINE", "barrier")
+SMALLVILLE_CALLS_IN_FLIGHT = int(
+    os.environ.get("SMALLVILLE_CALLS_IN_FLIGHT", str(SMALLVILLE_AGENT_THREADS))
+)
+# Which groups "ahead" starts first: "behind" (the furthest behind: the critical path) or
+# "ahead" (the furthest ahead: the largest leads, which the tests use to try the rule).
+SMALLVILLE_AHEAD_ORDER = os.environ.get("SMALLVILLE_AHEAD_ORDER", "behind")
 
 # Language models (docs/language-models.md).
 SMALLVILLE_LLM_BACKEND = os.environ.get("SMALLVILLE_LLM_BACKEND", "offline")

@@ -75,9 +75,14 @@ UPDATE world_simulation SET last_seq = last_seq + %s WHERE id = %s RETURNING las
 
 
 def events_append(
-    *, simulation: Simulation, drafts: Iterable[EventDraft], step: int | None = None
+    *,
+    simulation: Simulation,
+    drafts: Iterable[EventDraft],
+    step: int | None = None,
+    projected: bool = True,
 ) -> list[Event]:
-    """Append events at `step` (default: the simulation's current step) and project them.
+    """Append events at `step` (default: the simulation's current step) and project them
+    (unless `projected` is False: they were projected already, by `events_project`).
 
     Seq numbers are reserved with one conditional UPDATE; the row lock it takes is held
     until commit, so concurrent appends serialise and the log stays gap-free.
@@ -118,6 +123,36 @@ def events_append(
             for offset, d in enumerate(drafts)
         ]
         simulation.last_seq = last_seq
+        if projected:
+            _apply(simulation, events)
+    return events
+
+
+def events_project(
+    *, simulation: Simulation, drafts: Sequence[EventDraft], step: int
+) -> list[Event]:
+    """Apply events of `step` to the projections before they are in the log (they are
+    appended later with `projected=False`); the returned events have no seq yet.
+
+    For events that commute with every event between them and the log's end (the engine
+    that runs residents ahead, agents.engine.ahead, stages only those): a rebuild from
+    the log then gives the same projections."""
+    sim_time = simulation.sim_time_at(step)
+    now = timezone.now()
+    events = [
+        Event(
+            simulation=simulation,
+            seq=0,
+            step=step,
+            sim_time=sim_time,
+            kind=d.kind,
+            agent=d.agent,
+            payload=d.payload,
+            created_at=now,
+        )
+        for d in drafts
+    ]
+    with transaction.atomic(savepoint=False):
         _apply(simulation, events)
     return events
 

@@ -208,6 +208,12 @@ class Agent(models.Model):
         default=list, blank=True, help_text="(subject, predicate, object) of the action"
     )
     action_start_step = models.PositiveIntegerField(default=0)
+    action_object_state = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="the state the action gives its object, set on arrival there",
+    )
     chatting_with = models.CharField(max_length=200, blank=True, default="")
     chat_cooldowns = models.JSONField(
         default=dict, blank=True, help_text="partner -> step before which they do not talk again"

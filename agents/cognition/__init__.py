@@ -55,11 +55,11 @@ class StepContext:
 
     @cached_property
     def occupants(self) -> dict[str, str]:
-        """Object address -> the agent using it now."""
+        """Object address -> the agent there using it now (not one still on its way)."""
         return {
             a.action_address: a.name
             for a in self.agents.values()
-            if a.action_address and a.busy_until_step > self.step
+            if a.action_address and a.busy_until_step > self.step and not a.path
         }
 
     @cached_property

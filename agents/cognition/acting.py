@@ -1,16 +1,21 @@
 """Acting: every step, walk on, carry on, or start the next planned action (with the path
-to its place and the state it gives the object)."""
+to its place and the state it gives the object).
+
+An object's state and its occupancy change where the object is: a resident claims a
+single-occupancy object, and gives it the action's state, when it reaches it (finding it
+taken, it waits there a minute); it gives it back when it leaves. So what a resident does
+to a place is seen only near that place, which lets residents far apart run ahead of
+each other (docs/architecture.md, "Residents that do not wait for each other")."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from datetime import timedelta
 
 from world.addresses import Address
 from world.paths import NotWalkable, UnknownAddress, Unreachable, path_to_location
 
-from ..events import IDLE, agent_acting, agent_moved, object_state
+from ..events import IDLE, agent_acting, agent_moved, is_idle, object_state
 from .mind import Mind
 from .places import single_occupancy
 from .planning import Block, NextAction, current_block, decompose
@@ -27,13 +32,15 @@ def act(mind: Mind, replan: bool = False) -> None:
         return
     if agent.path and not replan:
         mind.emit(agent_moved(agent=mind.name, tile=agent.path[0]))
+        if len(agent.path) == 1:
+            arrive(mind)
         return
     if mind.step < agent.busy_until_step and not replan:
         return
     block = current_block(mind)
     if block is None:
         return
-    if agent.action_address and mind.context.object_states.get(agent.action_address):
+    if agent.action_address and setter_of(mind, agent.action_address) == mind.name:
         # The object it leaves goes back to idle.
         mind.emit(object_state(address=agent.action_address, state=IDLE, agent=mind.name))
     if block.sleeping:
@@ -58,26 +65,63 @@ def next_action(mind: Mind, block: Block, fresh: bool = False) -> NextAction | N
     return decompose(mind, block)
 
 
-def start_action(mind: Mind, block: Block, action: NextAction) -> None:
-    """Head for the action's place and do it until its end; a single-occupancy object in
-    someone else's use makes the agent wait where it is instead."""
-    address = mind.places.resolve(block.sector, block.arena, action.address)
-    occupant = mind.context.occupants.get(address)
-    if occupant and occupant != mind.name and single_occupancy(address):
-        action = replace(
-            action,
-            description=f"waiting to use the {Address.parse(address).leaf}",
-            end=mind.now + timedelta(minutes=OCCUPIED_WAIT_MINUTES),
+def setter_of(mind: Mind, address: str) -> str:
+    """The resident whose action set the object's state ("" if none, or a user did)."""
+    state, by = mind.context.object_setters.get(address, (IDLE, ""))
+    return "" if is_idle(state) else by
+
+
+def taken(mind: Mind, address: str) -> bool:
+    """A single-occupancy object someone else is using."""
+    by = setter_of(mind, address)
+    return bool(by) and by != mind.name and single_occupancy(address)
+
+
+def arrive(mind: Mind) -> None:
+    """The last tile of the walk: the object becomes the action's state, or, when someone
+    else uses it, the resident waits there a minute and then looks again."""
+    agent = mind.agent
+    address = agent.action_address
+    if not agent.action_object_state or not Address.parse(address).is_object:
+        return
+    if taken(mind, address):
+        _wait_for(mind, address)
+        return
+    mind.emit(object_state(address=address, state=agent.action_object_state, agent=mind.name))
+
+
+def _wait_for(mind: Mind, address: str) -> None:
+    """Wait by the object (in its arena, not using it) a minute, then look again."""
+    place = Address.parse(address)
+    steps = max(1, math.ceil(OCCUPIED_WAIT_MINUTES * 60 / mind.simulation.sec_per_step))
+    mind.emit(
+        agent_acting(
+            agent=mind.name,
+            action=f"waiting to use the {place.leaf}",
             emoji="⏳",
-            object_state="",
+            address=place.arena_address,
+            spo=[mind.name, "waits for", place.leaf],
+            start_step=mind.step,
+            end_step=mind.step + steps,
         )
-        address = mind.here or address
+    )
+
+
+def start_action(mind: Mind, block: Block, action: NextAction) -> None:
+    """Head for the action's place and do it until its end; the object there takes the
+    action's state when the resident arrives (at once if it is there already)."""
+    address = mind.places.resolve(block.sector, block.arena, action.address)
     try:
         path = path_to_location(town=mind.context.town, start=mind.agent.tile, address=address)
     except (Unreachable, UnknownAddress, NotWalkable):
         path = [mind.agent.tile]
+    there = len(path) <= 1
+    if there and taken(mind, address):
+        _wait_for(mind, address)
+        return
     seconds = mind.simulation.sec_per_step
     end_step = mind.step + max(1, math.ceil((action.end - mind.now).total_seconds() / seconds))
+    state = action.object_state if Address.parse(address).is_object else ""
     mind.emit(
         agent_acting(
             agent=mind.name,
@@ -88,7 +132,8 @@ def start_action(mind: Mind, block: Block, action: NextAction) -> None:
             start_step=mind.step,
             end_step=end_step,
             path=path[1:],
+            object_state=state,
         )
     )
-    if action.object_state and Address.parse(address).is_object:
-        mind.emit(object_state(address=address, state=action.object_state, agent=mind.name))
+    if state and there:
+        mind.emit(object_state(address=address, state=state, agent=mind.name))

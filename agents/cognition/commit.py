@@ -12,11 +12,21 @@ from __future__ import annotations
 from world.eventlog import EventDraft
 
 from ..commit_context import CommitContext
-from ..events import AGENT_ACTING, AGENT_MOVED, CONVERSATION_HELD, OBJECT_STATE, PLAN_REVISED
+from ..events import (
+    AGENT_ACTING,
+    AGENT_MOVED,
+    CONVERSATION_HELD,
+    OBJECT_STATE,
+    PLAN_REVISED,
+    is_idle,
+)
 from .places import single_occupancy
+from .selectors import object_setters_get
 
 # Kinds of a resident's own decision that a conversation it is pulled into replaces.
 _DISPLACED = {AGENT_ACTING, AGENT_MOVED, OBJECT_STATE, PLAN_REVISED}
+# A late claim's step undoes these of the resident's own events.
+_UNDONE = {AGENT_ACTING, AGENT_MOVED, OBJECT_STATE}
 
 
 def resolve_conversations(context: CommitContext, drafts: list[EventDraft]) -> list[EventDraft]:
@@ -45,24 +55,35 @@ def resolve_conversations(context: CommitContext, drafts: list[EventDraft]) -> l
 
 
 def resolve_occupancy(context: CommitContext, drafts: list[EventDraft]) -> list[EventDraft]:
-    taken = {
-        a.action_address: a.name
-        for a in context.agents.values()
-        if a.busy_until_step > context.step
-        and a.action_address
-        and single_occupancy(a.action_address)
+    """A resident claims a single-occupancy object by giving it its action's state (on
+    reaching it). A claim on an object someone else holds, or that another resident
+    claimed first this step, is undone with the rest of its step's moves: the resident
+    stays where it was and looks again next step."""
+    claims = [
+        d
+        for d in drafts
+        if d.kind == OBJECT_STATE
+        and d.agent
+        and not is_idle(d.payload["state"])
+        and single_occupancy(d.payload["address"])
+    ]
+    if not claims:
+        return drafts
+    held = {
+        address: by
+        for address, (state, by) in object_setters_get(simulation=context.simulation).items()
+        if by and not is_idle(state)
     }
-    kept = []
     late: set[str] = set()
-    for draft in drafts:
-        if draft.kind == AGENT_ACTING and single_occupancy(draft.payload.get("address", "")):
-            address = draft.payload["address"]
-            holder = taken.get(address)
-            if holder is not None and holder != draft.agent:
-                late.add(draft.agent)
-                continue  # it tries again next step and finds the object taken
-            taken[address] = draft.agent
-        if draft.kind == OBJECT_STATE and draft.agent in late:
+    for claim in claims:
+        address = claim.payload["address"]
+        holder = held.get(address)
+        if holder is not None and holder != claim.agent:
+            late.add(claim.agent)
             continue
-        kept.append(draft)
-    return kept
+        held[address] = claim.agent
+    return [
+        d
+        for d in drafts
+        if not (d.agent in late and d.kind in _UNDONE and "conversation" not in d.payload)
+    ]

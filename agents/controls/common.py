@@ -19,6 +19,7 @@ from world.models import Agent, Event, Simulation
 from world.selectors import town_cached
 
 from ..cognition import StepContext
+from ..models import StagedCommit
 
 NEWCOMER_DEFAULTS = {
     "vision_radius": 8,
@@ -50,6 +51,12 @@ def append_now(
     committed since the caller loaded the simulation. `then` runs under the same lock."""
     with transaction.atomic():
         current = Simulation.objects.select_for_update().get(pk=simulation.pk)
+        if StagedCommit.objects.filter(simulation=current).exists():
+            raise ControlConflict(
+                "residents of this simulation stand ahead of its log (the engine runs them "
+                "ahead of each other): pause it, and once they stand at one step the "
+                "control applies"
+            )
         events = events_append(simulation=current, drafts=drafts)
         if then is not None:
             then(current)

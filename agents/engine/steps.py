@@ -90,7 +90,13 @@ def shards_of(names: Sequence[str], size: int) -> list[list[str]]:
 
 
 def tick_start(*, simulation_id: int, step: int, redelivered: bool = False) -> None:
-    """Fan the agents of step `step` out to agent-step units of work."""
+    """Fan the agents of step `step` out to agent-step units of work; under the engine
+    that runs residents ahead (or with residents still ahead from it), run them all."""
+    from .ahead import ahead_engine, ahead_run, staged_steps  # it builds on this module
+
+    if ahead_engine() or staged_steps(simulation_id=simulation_id):
+        ahead_run(simulation_id=simulation_id)
+        return
     simulation = _running_at(simulation_id, step)
     if simulation is None:
         if redelivered and one_shard(simulation_id):  # else `tick_commit` commits the step

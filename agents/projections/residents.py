@@ -66,6 +66,7 @@ STATE_FIELDS = [
     "action_address",
     "action_spo",
     "action_start_step",
+    "action_object_state",
     "chatting_with",
     "chat_cooldowns",
     "summary",
@@ -112,6 +113,7 @@ def _acting(agent: Agent, p: dict[str, Any]) -> None:
     agent.action_start_step, agent.busy_until_step = p["start_step"], p["end_step"]
     agent.destination, agent.path = p.get("address", ""), p.get("path", [])
     agent.chatting_with = p.get("chatting_with", "")
+    agent.action_object_state = p.get("object_state", "")
 
 
 def _summarized(agent: Agent, p: dict[str, Any]) -> None:
@@ -198,6 +200,7 @@ _STATE_TYPES = {
     "action_address": "text",
     "action_spo": "jsonb",
     "action_start_step": "int",
+    "action_object_state": "text",
     "chatting_with": "text",
     "chat_cooldowns": "jsonb",
     "summary": "text",
@@ -311,7 +314,9 @@ class AgentProjection:
             )
 
     def snapshot(self, simulation: Simulation) -> Any:
+        # spatial_version counts the writes of the spatial memory, which depend on how
+        # the events were batched (a step live, a chunk on rebuild): a cache key, not state.
         return [
-            model_to_dict(agent, exclude=["id", "simulation"])
+            model_to_dict(agent, exclude=["id", "simulation", "spatial_version"])
             for agent in Agent.objects.filter(simulation=simulation).order_by("name")
         ]

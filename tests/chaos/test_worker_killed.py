@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents import engine
-from agents.models import Decision
+from agents.models import Decision, StagedCommit
 from agents.reflection.models import JobStatus, ReflectionJob
 from tests.agents import workers
 from world.models import Simulation
@@ -156,3 +156,36 @@ def _commit_blocked(
             time.sleep(0.05)
     locker.rollback()
     return None
+
+
+@pytest.mark.chaos
+@pytest.mark.django_db(transaction=True)
+def test_worker_killed_while_residents_run_ahead(
+    user: User, server: ModelServer, redis: PrivateRedis
+) -> None:
+    """The engine that runs residents ahead of each other (SMALLVILLE_ENGINE=ahead): the
+    worker dies while a group's commit is staged ahead of the log and a call is in flight.
+    The resent tick starts the run again from the staged commits, and the run ends with
+    the log of its twin run by the barrier engine."""
+    simulation = chaos_simulation(user, seed=23)
+    server.slow(0.3)
+    env = worker_env(server, SMALLVILLE_ENGINE="ahead", SMALLVILLE_AHEAD_ORDER="ahead")
+    with broker_worker(redis, env) as worker:
+        worker.run_start(simulation, STEPS)
+
+        def ahead_of_the_log() -> bool:
+            staged = StagedCommit.objects.filter(simulation=simulation).exists()
+            return staged and bool(calls_in_flight(simulation, 0.1))
+
+        wait_for(ahead_of_the_log, 60, "residents ahead of the log with a call in flight")
+        worker.kill()
+        left = calls_in_flight(simulation)
+        server.slow(0)
+        worker.start()
+        seconds = recovery(
+            "worker killed while residents run ahead",
+            lambda: step_of(simulation),
+            time.monotonic(),
+        )
+        ends_as_its_twin(simulation, left)
+    assert seconds < 30

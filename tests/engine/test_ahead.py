@@ -1,0 +1,140 @@
+"""The engine that runs residents ahead of each other writes the barrier engine's log."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from agents import engine
+from agents.controls.objects import object_state_set
+from agents.controls.voice import agent_whisper
+from agents.dispatch import RecordingBroker, broker_used
+from agents.engine.ahead import ahead_run
+from agents.engine.run import simulation_run
+from agents.models import StagedCommit
+from agents.services import simulation_create_from_base
+from tests.evaluations.towns import three_residents
+from world.eventlog import simulation_rebuild, simulation_snapshot
+from world.models import Agent, Event, Simulation, SimulationStatus
+
+
+def log_of(simulation: Simulation) -> list[tuple[Any, ...]]:
+    return list(
+        Event.objects.filter(simulation=simulation)
+        .order_by("seq")
+        .values_list("seq", "step", "sim_time", "kind", "agent", "payload")
+    )
+
+
+def run(simulation: Simulation, settings: Any, engine_name: str, steps: int) -> Simulation:
+    settings.SMALLVILLE_ENGINE = engine_name
+    settings.SMALLVILLE_AHEAD_ORDER = "ahead"
+    return engine.simulation_run_inline(simulation=simulation, steps=steps)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_three_residents_same_log_as_the_barrier(user: User, settings: Any, seed: int) -> None:
+    barrier = run(three_residents(user, seed), settings, "barrier", 360)
+    ahead = run(three_residents(user, seed), settings, "ahead", 360)
+    assert ahead.status == SimulationStatus.IDLE, ahead.status_reason
+    assert ahead.step == barrier.step == 360
+    assert not StagedCommit.objects.filter(simulation=ahead).exists()
+    a, b = log_of(ahead), log_of(barrier)
+    assert [x[1:] for x in a] == [y[1:] for y in b]
+    live = simulation_snapshot(simulation=ahead)
+    simulation_rebuild(simulation=ahead)
+    assert simulation_snapshot(simulation=ahead) == live
+
+
+N25 = "base_the_ville_n25"
+SEVEN = datetime(2023, 2, 13, 7, tzinfo=UTC)
+
+
+def n25(user: User, seed: int) -> Simulation:
+    return simulation_create_from_base(
+        owner=user, base=N25, seed=seed, start_time=SEVEN, config={"cognition": "paper"}
+    )
+
+
+def with_user_events(simulation: Simulation, settings: Any, engine_name: str) -> Simulation:
+    """60 steps, a whisper and a stove on fire while paused, 120 steps more."""
+    run(simulation, settings, engine_name, 60)
+    isabella = Agent.objects.get(simulation=simulation, name="Isabella Rodriguez")
+    agent_whisper(
+        simulation=simulation,
+        agent=isabella,
+        statement="I am throwing a Valentine's Day party at Hobbs Cafe tomorrow at 5pm",
+    )
+    object_state_set(
+        simulation=simulation,
+        address="the Ville:Hobbs Cafe:cafe:cafe customer seating",
+        state="covered in spilled coffee",
+    )
+    return run(simulation, settings, engine_name, 120)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("seed", [5, 6])
+def test_twenty_five_residents_same_log_as_the_barrier(
+    user: User, settings: Any, seed: int
+) -> None:
+    barrier = with_user_events(n25(user, seed), settings, "barrier")
+    ahead = with_user_events(n25(user, seed), settings, "ahead")
+    assert ahead.status == SimulationStatus.IDLE, ahead.status_reason
+    a, b = log_of(ahead), log_of(barrier)
+    kinds = {row[3] for row in b}
+    assert {"conversation.held", "object.state", "memory.created"} <= kinds, kinds
+    assert [x[1:] for x in a] == [y[1:] for y in b]
+    live = simulation_snapshot(simulation=ahead)
+    simulation_rebuild(simulation=ahead)
+    assert simulation_snapshot(simulation=ahead) == live
+
+
+def tiles_by_step(simulation: Simulation) -> dict[str, dict[int, tuple[int, int]]]:
+    """Each resident's tile at every step, from the log."""
+    tiles: dict[str, dict[int, tuple[int, int]]] = {}
+    for step, agent, payload in (
+        Event.objects.filter(simulation=simulation, kind__in=["agent.created", "agent.moved"])
+        .order_by("seq")
+        .values_list("step", "agent", "payload")
+    ):
+        tiles.setdefault(agent, {})[step] = tuple(payload["tile"])
+    last = simulation.step
+    for known in tiles.values():
+        tile = known[min(known)]
+        for step in range(last + 1):
+            tile = known.get(step, tile)
+            known[step] = tile
+    return tiles
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_resident_never_runs_ahead_of_one_it_could_perceive(user: User, settings: Any) -> None:
+    settings.SMALLVILLE_ENGINE = "ahead"
+    settings.SMALLVILLE_AHEAD_ORDER = "ahead"
+    simulation = n25(user, 5)
+    with broker_used(RecordingBroker()):
+        simulation_run(simulation=simulation, steps=240)
+    ahead = ahead_run(simulation_id=simulation.pk)
+    assert ahead is not None and ahead.most_ahead >= 5  # they do run ahead
+    simulation.refresh_from_db()
+    tiles = tiles_by_step(simulation)
+    vision = 8
+    checked = 0
+    for step, group, steps in ahead.trace:
+        for name in group:
+            here = tiles[name][step]
+            for other, at in steps.items():
+                if other in group or at >= step:
+                    continue
+                # Every tile the other stood on from where it was to this step.
+                for u in range(at, step + 1):
+                    there = tiles[other][u]
+                    near = max(abs(here[0] - there[0]), abs(here[1] - there[1]))
+                    assert near > vision, (name, step, other, u, near)
+                    checked += 1
+    assert checked > 1000
