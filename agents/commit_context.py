@@ -35,9 +35,14 @@ class CommittedAgent:
 _FIELDS = [f.name for f in dataclasses.fields(CommittedAgent)]
 
 
-def committed_agents(*, simulation: Simulation) -> dict[str, CommittedAgent]:
-    """Every agent of `simulation` in name order, as committed."""
-    rows = Agent.objects.filter(simulation=simulation).order_by("name").values_list(*_FIELDS)
+def committed_agents(
+    *, simulation: Simulation, names: list[str] | None = None
+) -> dict[str, CommittedAgent]:
+    """Every agent of `simulation` (or the named ones) in name order, as committed."""
+    agents = Agent.objects.filter(simulation=simulation)
+    if names is not None:
+        agents = agents.filter(name__in=names)
+    rows = agents.order_by("name").values_list(*_FIELDS)
     return {values[0]: CommittedAgent(*values) for values in rows}
 
 

@@ -274,7 +274,7 @@ class AheadRun:
     def _decide(self, work: GroupWork) -> None:
         context = self._context(work)
         for r in work.residents:
-            work.decisions[r.name] = self.pool.submit(_threaded, self.cognition, context, r.name)
+            work.decisions[r.name] = self.pool.submit(_decide_one, self.cognition, context, r.name)
         steps = {r.name: r.step for r in self.residents.values()}
         self.trace.append((work.step, tuple(r.name for r in work.residents), steps))
         self.groups.append(work)
@@ -426,10 +426,6 @@ def _pool_close(pool: ThreadPoolExecutor) -> None:
     pool.shutdown(wait=True)
 
 
-def _threaded(cognition: Any, context: StepContext, name: str) -> tuple[str, Any]:
-    return _decide_one(cognition, context, name)  # closes the thread's stale connection
-
-
 def _threaded_job(job_id: int) -> None:
     try:
         reflection_job_run_inline(job_id)
@@ -470,8 +466,9 @@ def group_commit(
             for draft in made:
                 decider[id(draft)] = name
                 drafts.append(draft)
-        agents = committed_agents(simulation=simulation)
-        context = CommitContext(simulation, step, {n: agents[n] for n in names})
+        context = CommitContext(
+            simulation, step, committed_agents(simulation=simulation, names=names)
+        )
         for rule in COMMIT_RULES:
             drafts = rule(context, drafts)
         staged = [

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents import engine
+from agents.controls import ControlConflict
 from agents.controls.objects import object_state_set
 from agents.controls.voice import agent_whisper
 from agents.dispatch import RecordingBroker, broker_used
@@ -138,3 +139,17 @@ def test_a_resident_never_runs_ahead_of_one_it_could_perceive(user: User, settin
                     assert near > vision, (name, step, other, u, near)
                     checked += 1
     assert checked > 1000
+
+
+@pytest.mark.django_db
+def test_a_control_waits_while_residents_stand_ahead_of_the_log(user: User) -> None:
+    """A whisper while a group's commit is staged ahead of the log is refused (409 in the
+    API) and changes nothing: applied at the log's step, it would land behind the
+    resident's own later memories."""
+    simulation = three_residents(user, 1)
+    StagedCommit.objects.create(simulation=simulation, step=0, agents=["Klaus Mueller"])
+    before = log_of(simulation)
+    klaus = Agent.objects.get(simulation=simulation, name="Klaus Mueller")
+    with pytest.raises(ControlConflict, match="ahead of its log"):
+        agent_whisper(simulation=simulation, agent=klaus, statement="Maria likes physics")
+    assert log_of(simulation) == before
