@@ -30,6 +30,8 @@ class CommittedAgent:
     importance_since_reflection: int
     reflection_threshold: int
     reflection_due_step: int | None
+    tile_x: int
+    tile_y: int
 
 
 _FIELDS = [f.name for f in dataclasses.fields(CommittedAgent)]

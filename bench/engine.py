@@ -34,6 +34,12 @@ def simulation_of(size: int, owner: User) -> Simulation:
         name=f"bench {size} agents",
         config={"cognition": "minimal"},
     )
+    return copies_add(simulation, size)
+
+
+def copies_add(simulation: Simulation, size: int) -> Simulation:
+    """The simulation's residents and copies of them (at their tiles, named "<name> 2"
+    .. "<name> k"), `size` in all, added through the event log."""
     originals = list(simulation.agents.order_by("name"))
     copies = []
     for n in range(2, size // len(originals) + 1):

@@ -6,7 +6,8 @@ step waits for all its agents' decisions; `--engine ahead`: residents that canno
 run ahead of each other) through the `openai` backend against the policy server
 (llm/policy_server.py), which answers each call as the offline policy would after
 `--latency` (default `fixed:1`, one second a call), so the calls are those of an offline
-run. Reports the wall time, the calls, how many calls were in flight over the run
+run; `--residents 500` adds copies of the 25 (as `bench engine` does) at their tiles.
+Reports the wall time, the calls, how many calls were in flight over the run
 (sampled every 50 ms from the ledger's admission and finish times: mean, p95, max), and
 the chain bound: per step, the longest chain of one resident's calls, summed over the
 steps, which is what even a barrier engine that costs nothing must wait for; and the
@@ -29,6 +30,7 @@ from django.contrib.auth.models import User
 
 from agents.engine import simulation_run_inline
 from agents.services import simulation_create_from_base
+from bench.engine import copies_add
 from bench.machine import stamp
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
@@ -40,10 +42,15 @@ SAMPLE = 0.05  # seconds between samples of the calls in flight
 
 
 def run(
-    owner: User, server: PolicyServer, hours: float, engine: str, base: str = N25
+    owner: User,
+    server: PolicyServer,
+    hours: float,
+    engine: str,
+    base: str = N25,
+    residents: int = 0,
 ) -> tuple[Simulation, float, datetime]:
     """The run's simulation, wall seconds and start; its setup (rating the seed memories)
-    is offline and not timed."""
+    is offline and not timed. `residents` above the base's: copies of them are added."""
     simulation = simulation_create_from_base(
         owner=owner,
         base=base,
@@ -52,6 +59,8 @@ def run(
         config={"cognition": "paper"},
         start_time=MIDNIGHT,
     )
+    if residents > simulation.agents.count():
+        copies_add(simulation, residents)
     steps = round(hours * 3600 / simulation.sec_per_step)
     chosen = {**server.settings(), "SMALLVILLE_ENGINE": engine}
     saved = {key: getattr(settings, key) for key in chosen}
@@ -113,6 +122,10 @@ def resident_bound(calls: list[dict[str, Any]]) -> int:
     return max(per_resident.values(), default=0)
 
 
+def _ratio(wall: float, bound: float) -> float | None:
+    return round(wall / bound, 2) if bound else None  # no bound at zero latency
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench latency", description=__doc__)
     parser.add_argument("--hours", type=float, default=1.0)
@@ -122,10 +135,15 @@ def main(argv: list[str] | None = None) -> None:
         "--engine", choices=["barrier", "ahead"], default="barrier", help="SMALLVILLE_ENGINE"
     )
     parser.add_argument("--base", default=N25)
+    parser.add_argument(
+        "--residents", type=int, default=0, help="the base's residents and copies, this many"
+    )
     args = parser.parse_args(argv)
     owner, _ = User.objects.get_or_create(username="bench")
     with PolicyServer(latency=args.latency, slots=args.slots) as server:
-        simulation, elapsed, since = run(owner, server, args.hours, args.engine, args.base)
+        simulation, elapsed, since = run(
+            owner, server, args.hours, args.engine, args.base, args.residents
+        )
     calls: list[dict[str, Any]] = [
         dict(row)
         for row in ModelCall.objects.filter(simulation=simulation, created_at__gte=since).values(
@@ -156,11 +174,11 @@ def main(argv: list[str] | None = None) -> None:
         "chain_bound_calls": chains,
         # What the model's answers alone cost the run, with every resident overlapped.
         "chain_bound_seconds": round(chains * per_call, 1),
-        "wall_over_chain_bound": round(elapsed / (chains * per_call), 2) if chains else None,
+        "wall_over_chain_bound": _ratio(elapsed, chains * per_call),
         # The busiest resident's calls one after another: what an engine that lets
         # residents run ahead of each other (and costs nothing) must wait for.
         "resident_bound_calls": busiest,
         "resident_bound_seconds": round(busiest * per_call, 1),
-        "wall_over_resident_bound": round(elapsed / (busiest * per_call), 2) if busiest else None,
+        "wall_over_resident_bound": _ratio(elapsed, busiest * per_call),
     }
     print(json.dumps(report, indent=2, default=str))

@@ -36,6 +36,7 @@ class MemoryProjection:
     name = "memories"
     order = 20
     kinds = frozenset({MEMORY_CREATED, MEMORY_TOUCHED})
+    in_log_order = False
 
     def reset(self, simulation: Simulation) -> None:
         Memory.objects.filter(simulation=simulation).delete()

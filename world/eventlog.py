@@ -34,6 +34,10 @@ class Projection(Protocol):
     name: str
     order: int  # lower applies first and resets last
     kinds: frozenset[str]
+    # Applied when the events are appended, never ahead of the log (`events_project`):
+    # for state that depends on the order of events across residents (numbers per
+    # simulation).
+    in_log_order: bool
 
     def reset(self, simulation: Simulation) -> None: ...
 
@@ -53,8 +57,13 @@ def projections() -> list[Projection]:
     return sorted(_projections.values(), key=lambda p: (p.order, p.name))
 
 
-def _apply(simulation: Simulation, events: Sequence[Event]) -> None:
+def _apply(
+    simulation: Simulation, events: Sequence[Event], *, in_log_order: bool | None = None
+) -> None:
+    """Apply the projections (only those whose `in_log_order` is the one given)."""
     for projection in projections():
+        if in_log_order is not None and projection.in_log_order != in_log_order:
+            continue
         mine = [event for event in events if event.kind in projection.kinds]
         if mine:
             projection.apply(simulation, mine)
@@ -82,7 +91,8 @@ def events_append(
     projected: bool = True,
 ) -> list[Event]:
     """Append events at `step` (default: the simulation's current step) and project them
-    (unless `projected` is False: they were projected already, by `events_project`).
+    (with `projected` False, only the projections kept in log order: `events_project`
+    applied the others already).
 
     Seq numbers are reserved with one conditional UPDATE; the row lock it takes is held
     until commit, so concurrent appends serialise and the log stays gap-free.
@@ -123,8 +133,7 @@ def events_append(
             for offset, d in enumerate(drafts)
         ]
         simulation.last_seq = last_seq
-        if projected:
-            _apply(simulation, events)
+        _apply(simulation, events, in_log_order=None if projected else True)
     return events
 
 
@@ -136,7 +145,8 @@ def events_project(
 
     For events that commute with every event between them and the log's end (the engine
     that runs residents ahead, agents.engine.ahead, stages only those): a rebuild from
-    the log then gives the same projections."""
+    the log then gives the same projections. Projections kept `in_log_order` are left to
+    `events_append`."""
     sim_time = simulation.sim_time_at(step)
     now = timezone.now()
     events = [
@@ -153,7 +163,7 @@ def events_project(
         for d in drafts
     ]
     with transaction.atomic(savepoint=False):
-        _apply(simulation, events)
+        _apply(simulation, events, in_log_order=False)
     return events
 
 

@@ -14,6 +14,7 @@ class SimulationProjection:
     name = "simulation"
     order = 0
     kinds = frozenset({SIMULATION_CREATED, SIMULATION_STEPPED})
+    in_log_order = False
 
     def reset(self, simulation: Simulation) -> None:
         Simulation.objects.filter(pk=simulation.pk).update(step=0)

@@ -12,12 +12,18 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+# Not functools': in Python 3.11 it holds one lock for all instances while it computes,
+# and many threads read contexts at once (the engine that runs residents ahead).
+from django.utils.functional import cached_property
 
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation, Town
 from world.selectors import arena_addresses
+
+if TYPE_CHECKING:
+    from ..models import Commitment
 
 
 @dataclass
@@ -44,6 +50,25 @@ class StepContext:
         from .selectors import object_setters_get
 
         return object_setters_get(simulation=self.simulation)
+
+    @cached_property
+    def commitments_ahead(self) -> dict[int, list[Commitment]]:
+        """Agent id -> its commitments of today that end after now (one read for all)."""
+        from .selectors import commitments_ahead_by_agent
+
+        return commitments_ahead_by_agent(nows={a.pk: self.now for a in self.agents.values()})
+
+    def preload(
+        self,
+        *,
+        object_setters: dict[str, tuple[str, str]],
+        commitments_ahead: dict[int, list[Commitment]],
+    ) -> StepContext:
+        """Give the context reads made once for many contexts of the same committed state
+        (the engine that runs residents ahead starts many groups at once)."""
+        self.__dict__["object_setters"] = object_setters  # what cached_property would store
+        self.__dict__["commitments_ahead"] = commitments_ahead
+        return self
 
     @cached_property
     def agents_by_arena(self) -> dict[str, list[Agent]]:

@@ -15,11 +15,11 @@ from datetime import timedelta
 from world.addresses import Address
 from world.paths import NotWalkable, UnknownAddress, Unreachable, path_to_location
 
-from ..events import IDLE, agent_acting, agent_moved, is_idle, object_state
+from ..events import IDLE, agent_acting, agent_moved, object_state
 from .mind import Mind
 from .places import single_occupancy
 from .planning import Block, NextAction, current_block, decompose
-from .selectors import plan_actions_list
+from .selectors import object_holder, plan_actions_list
 
 OCCUPIED_WAIT_MINUTES = 1  # someone uses a single-occupancy object: look again after a minute
 
@@ -66,9 +66,8 @@ def next_action(mind: Mind, block: Block, fresh: bool = False) -> NextAction | N
 
 
 def setter_of(mind: Mind, address: str) -> str:
-    """The resident whose action set the object's state ("" if none, or a user did)."""
-    state, by = mind.context.object_setters.get(address, (IDLE, ""))
-    return "" if is_idle(state) else by
+    """The resident whose action holds the object ("" if none, or a user set it)."""
+    return object_holder(mind.context.object_setters, address)
 
 
 def taken(mind: Mind, address: str) -> bool:

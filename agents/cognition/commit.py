@@ -21,7 +21,7 @@ from ..events import (
     is_idle,
 )
 from .places import single_occupancy
-from .selectors import object_setters_get
+from .selectors import object_holder, object_setters_get
 
 # Kinds of a resident's own decision that a conversation it is pulled into replaces.
 _DISPLACED = {AGENT_ACTING, AGENT_MOVED, OBJECT_STATE, PLAN_REVISED}
@@ -69,16 +69,13 @@ def resolve_occupancy(context: CommitContext, drafts: list[EventDraft]) -> list[
     ]
     if not claims:
         return drafts
-    held = {
-        address: by
-        for address, (state, by) in object_setters_get(simulation=context.simulation).items()
-        if by and not is_idle(state)
-    }
+    setters = object_setters_get(simulation=context.simulation)
+    held = {c.payload["address"]: object_holder(setters, c.payload["address"]) for c in claims}
     late: set[str] = set()
     for claim in claims:
         address = claim.payload["address"]
-        holder = held.get(address)
-        if holder is not None and holder != claim.agent:
+        holder = held[address]
+        if holder and holder != claim.agent:
             late.add(claim.agent)
             continue
         held[address] = claim.agent

@@ -50,7 +50,8 @@ def run(mind: Mind) -> list[EventDraft]:
     replan = take_thought(mind)
     # A plan made this step (`plan_day`) has all of the day's commitments in it already.
     planned = "no_planning" in mind.ablations or mind.blocks is not None
-    if not planned and commitments_unplanned(agent=agent, now=mind.now):
+    ahead = mind.context.commitments_ahead.get(agent.pk, [])
+    if not planned and commitments_unplanned(agent=agent, now=mind.now, ahead=ahead):
         replan_rest_of_day(mind)  # a commitment made since for later today
     people = perceive(mind)
     reacted = False

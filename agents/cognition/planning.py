@@ -146,7 +146,7 @@ def replan_rest_of_day(mind: Mind) -> None:
         Block(row.description, row.start, row.duration_minutes, *sector_arena(row.address))
         for row in plan_blocks_of_day(agent=agent, day=now.date(), since=now)
     ]
-    blocks = with_commitments(ahead, commitments_of_day(agent=agent, day=now.date(), since=now))
+    blocks = with_commitments(ahead, commitments_of_day(agent=agent, since=now))
     mind.emit(plan_revised(agent=mind.name, since=now.isoformat(), rest_of_day=True))
     items = [_hour_item(mind, block) for block in blocks if block.end > now]
     mind.emit(plan_made(agent=mind.name, items=items))
@@ -191,7 +191,7 @@ def plan_day(mind: Mind) -> None:
     if own:
         intend(mind, own)  # its own plans (a party it hosts) become commitments too
     midnight_then = datetime.combine(today, datetime.min.time(), tzinfo=mind.now.tzinfo)
-    commitments = commitments_of_day(agent=agent, day=today, since=midnight_then)
+    commitments = commitments_of_day(agent=agent, since=midnight_then)
     common = {
         "agent_name": name,
         "summary": summary(mind),

@@ -14,6 +14,7 @@ from django.db.models import Case, Q, When
 from memories.models import Memory, MemoryKind
 from world.models import Agent, Location, LocationKind, Simulation
 
+from ..events import is_idle
 from ..models import Commitment, ObjectState, PlanItem, PlanLevel
 
 IMPORTANT = 6  # the importance from which a memory is news one passes on
@@ -87,23 +88,47 @@ def object_setters_get(*, simulation: Simulation) -> dict[str, tuple[str, str]]:
     }
 
 
-def commitments_of_day(*, agent: Agent, day: date, since: datetime) -> list[Commitment]:
-    """The agent's commitments that start on `day` and end after `since`, in time order
-    (the latest made of two at the same start)."""
-    start = datetime.combine(day, time.min, tzinfo=since.tzinfo)
+def object_holder(setters: dict[str, tuple[str, str]], address: str) -> str:
+    """The resident whose action holds the object (`setters`: `object_setters_get`): its
+    state is not idle and that resident's action set it; "" when nobody's does."""
+    state, by = setters.get(address, ("", ""))
+    return by if by and not is_idle(state) else ""
+
+
+def commitments_of_day(*, agent: Agent, since: datetime) -> list[Commitment]:
+    """The agent's commitments that start on the day of `since` and end after it, in time
+    order (the latest made of two at the same start)."""
+    return commitments_ahead_by_agent(nows={agent.pk: since}).get(agent.pk, [])
+
+
+def commitments_ahead_by_agent(*, nows: dict[int, datetime]) -> dict[int, list[Commitment]]:
+    """`commitments_of_day(since=now)` for many agents in one read, each
+    at its own `now` (agent id -> now): agent id -> its commitments (none: left out)."""
+    if not nows:
+        return {}
+    earliest, latest = min(nows.values()), max(nows.values())
+    start = datetime.combine(earliest.date(), time.min, tzinfo=earliest.tzinfo)
+    end = datetime.combine(latest.date(), time.min, tzinfo=latest.tzinfo) + timedelta(days=1)
     rows = Commitment.objects.filter(
-        agent=agent, start__gte=start, start__lt=start + timedelta(days=1), end__gt=since
+        agent_id__in=list(nows), start__gte=start, start__lt=end, end__gt=earliest
     )
-    chosen: dict[datetime, Commitment] = {}
-    for row in rows.order_by("start", "number"):
-        chosen[row.start] = row
-    return list(chosen.values())
+    chosen: dict[int, dict[datetime, Commitment]] = {}
+    for row in rows.order_by("agent_id", "start", "number"):
+        now = nows[row.agent_id]
+        day = datetime.combine(now.date(), time.min, tzinfo=now.tzinfo)
+        if day <= row.start < day + timedelta(days=1) and row.end > now:
+            chosen.setdefault(row.agent_id, {})[row.start] = row
+    return {agent_id: list(found.values()) for agent_id, found in chosen.items()}
 
 
-def commitments_unplanned(*, agent: Agent, now: datetime) -> list[Commitment]:
+def commitments_unplanned(
+    *, agent: Agent, now: datetime, ahead: list[Commitment] | None = None
+) -> list[Commitment]:
     """Today's commitments still ahead that no live plan row cites: made since the day
-    was planned, so the rest of the day must be planned again."""
-    ahead = commitments_of_day(agent=agent, day=now.date(), since=now)
+    was planned, so the rest of the day must be planned again. `ahead`: the agent's
+    commitments of the day from `now`, when read already (`commitments_ahead_by_agent`)."""
+    if ahead is None:
+        ahead = commitments_of_day(agent=agent, since=now)
     if not ahead:
         return []
     cited = set(

@@ -4,24 +4,16 @@ that do not wait for each other"); `SMALLVILLE_ENGINE = "ahead"`.
 The barrier engine decides every resident at step t, then commits the town. Here each
 resident keeps its own step, and a *group* (residents at one step near enough to meet)
 is decided and committed as soon as nothing it could perceive or touch can still change
-under it. The rule, with distances in tiles (Chebyshev, what vision uses):
+under it (the rule: agents/engine/schedule.py).
 
-    a group at step s may go when every resident outside it at step u <= s stands
-    further than  reach + (s - u) + 2  tiles from each of its members,
-
-where `reach` is the largest vision radius plus the largest object (a resident changes
-an object only where it stands, and is seen from any of the object's tiles). Walking is
-one tile a step, so over the lead neither can come within sight of the other or of what
-the other touches; residents within reach at one step are one group and commit together
-(their conversations and claims on objects are resolved by the same commit rules).
-
-A group's commit applies its events to the projections at once (`events_project`, one
-transaction) and stages them (`StagedCommit`); when every resident has committed step
-t, the log writer appends step t's events in the barrier's order (the commit rules keep
-each decider's events together, so the order is: decisions by decider, then reflections
-delivered, then reflections requested, each by name) and `simulation.stepped`. The log
-therefore equals the barrier engine's for the same seed; projections commute because
-groups touch disjoint residents and places.
+The groups whose decisions are in commit together, in one transaction: each group's
+events go through the commit rules and onto the projections at once (`events_project`);
+a step that every resident has now committed is appended to the log in the barrier's
+order (the commit rules keep each decider's events together, so the order is: decisions
+by decider, then reflections delivered, then reflections requested, each by name) with
+`simulation.stepped`, and the events of later steps are staged (`StagedCommit`) until
+then. The log therefore equals the barrier engine's for the same seed; projections
+commute because groups touch disjoint residents and places.
 
 One process runs a simulation's residents (its worker's tick task holds the run); the
 model calls of many groups are in flight at once, up to `SMALLVILLE_CALLS_IN_FLIGHT`.
@@ -36,9 +28,9 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,21 +41,23 @@ from django.db import close_old_connections, connection, transaction
 from memories.services import memories_embed
 from world.eventlog import EventDraft, events_append, events_project
 from world.events import simulation_stepped
-from world.models import Agent, Simulation, SimulationStatus, Town
+from world.models import Agent, Simulation, SimulationStatus
 from world.selectors import town_cached
 from world.services import simulation_set_status
 
-from ..cognition import StepContext, _objects_by_arena, cognition_for
-from ..commit_context import CommitContext, NotReady, committed_agents
+from ..cognition import StepContext, cognition_for
+from ..cognition.selectors import commitments_ahead_by_agent, object_setters_get
+from ..commit_context import CommitContext, CommittedAgent, NotReady, committed_agents
 from ..dispatch import RecordingBroker, Reflect, broker_used
-from ..events import REFLECTION_REQUESTED
+from ..events import AGENT_MOVED, REFLECTION_REQUESTED
 from ..leases import lease_held
 from ..models import StagedCommit
 from ..reflection.models import JobStatus, ReflectionJob
 from ..reflection.services import reflection_job_run_inline
 from .failures import TRANSIENT
 from .rules import AFTER_COMMIT, COMMIT_RULES
-from .steps import COLD_FIELDS, _decide_one, simulation_fail
+from .schedule import Resident, groups_ready, reach_of
+from .steps import _decide_one, agents_read, simulation_fail
 
 log = logging.getLogger(__name__)
 
@@ -78,80 +72,6 @@ def staged_steps(*, simulation_id: int) -> bool:
     """Whether residents of the simulation stand ahead of its log (a run of this engine
     stopped before they all reached one step)."""
     return StagedCommit.objects.filter(simulation_id=simulation_id).exists()
-
-
-# --- the rule -------------------------------------------------------------------------
-
-
-_reach: dict[int, int] = {}
-
-
-def object_extent(town: Town) -> int:
-    """The most tiles any object spans (Chebyshev), so a change made at one of its tiles
-    is seen from all of them."""
-    if town.pk not in _reach:
-        tiles: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
-        for arena, found in _objects_by_arena(town).items():
-            for x, y, name in found:
-                tiles[(arena, name)].append((x, y))
-        _reach[town.pk] = max(
-            (
-                max(
-                    max(x for x, _ in t) - min(x for x, _ in t),
-                    max(y for _, y in t) - min(y for _, y in t),
-                )
-                for t in tiles.values()
-            ),
-            default=0,
-        )
-    return _reach[town.pk]
-
-
-@dataclass
-class Resident:
-    name: str
-    step: int  # its state is that of this step: it decides this step next
-    tile: tuple[int, int]
-    busy: bool = False  # its group is being decided or committed
-
-
-def apart(a: Resident, b: Resident, *, reach: int, lead: int) -> bool:
-    """Neither can perceive the other, or what the other touches, for `lead` more steps."""
-    distance = max(abs(a.tile[0] - b.tile[0]), abs(a.tile[1] - b.tile[1]))
-    return distance > reach + lead + 2
-
-
-def groups_at(residents: list[Resident], *, reach: int) -> list[list[Resident]]:
-    """The residents of one step joined when near enough to meet this step (the
-    connected parts of `not apart(a, b, lead=0)`), each group in name order."""
-    parent = {r.name: r.name for r in residents}
-
-    def root(name: str) -> str:
-        while parent[name] != name:
-            parent[name] = parent[parent[name]]
-            name = parent[name]
-        return name
-
-    for i, a in enumerate(residents):
-        for b in residents[i + 1 :]:
-            if not apart(a, b, reach=reach, lead=0):
-                parent[root(a.name)] = root(b.name)
-    joined: dict[str, list[Resident]] = defaultdict(list)
-    for r in residents:
-        joined[root(r.name)].append(r)
-    return [sorted(g, key=lambda r: r.name) for g in joined.values()]
-
-
-def may_go(group: list[Resident], others: list[Resident], *, reach: int) -> bool:
-    """The scheduling rule: nobody behind the group (or level with it) is near enough
-    to change what it perceives or touches before the group's step is done."""
-    step = group[0].step
-    return all(
-        apart(member, other, reach=reach, lead=step - other.step)
-        for other in others
-        if other.step <= step
-        for member in group
-    )
 
 
 # --- the run --------------------------------------------------------------------------
@@ -175,7 +95,7 @@ class AheadRun:
         self.simulation = simulation
         self.town = town_cached(pk=simulation.town_id)
         self.cognition = cognition_for(simulation)
-        self.reach = self._vision() + object_extent(self.town)
+        self.reach = reach_of(self.town, vision=self._vision())
         self.furthest_first = furthest_first  # tests: the order that leads the most
         self.pool = ThreadPoolExecutor(
             max_workers=max(1, settings.SMALLVILLE_CALLS_IN_FLIGHT),
@@ -188,6 +108,7 @@ class AheadRun:
         self.trace: list[tuple[int, tuple[str, ...], dict[str, int]]] = []
         self.pause_limit: int | None = None
         self.most_ahead = 0  # the largest lead of one resident over another, in steps
+        self.simulation_failed = False  # a decision failed the run (`_decided`)
 
     def _vision(self) -> int:
         radii = Agent.objects.filter(simulation=self.simulation).values_list(
@@ -250,49 +171,47 @@ class AheadRun:
         return self.simulation.target_step
 
     def _start_groups(self, limit: int) -> None:
-        idle = [r for r in self.residents.values() if not r.busy and r.step < limit]
-        by_step: dict[int, list[Resident]] = defaultdict(list)
-        for r in idle:
-            by_step[r.step].append(r)
-        busy = [r for r in self.residents.values() if r.busy]
-        steps = sorted(by_step, reverse=self.furthest_first)
-        for step in steps:
-            level = by_step[step]
-            for group in sorted(groups_at(level, reach=self.reach), key=lambda g: g[0].name):
-                members = {r.name for r in group}
-                others = [r for r in self.residents.values() if r.name not in members]
-                if not may_go(group, others, reach=self.reach):
-                    continue
-                # Those already running stay where they are until their commit.
-                if any(not apart(m, b, reach=self.reach, lead=0) for m in group for b in busy):
-                    continue
-                for r in group:
-                    r.busy = True
-                busy += group
-                self._decide(GroupWork(step, group))
-
-    def _decide(self, work: GroupWork) -> None:
-        context = self._context(work)
-        for r in work.residents:
-            work.decisions[r.name] = self.pool.submit(_decide_one, self.cognition, context, r.name)
-        steps = {r.name: r.step for r in self.residents.values()}
-        self.trace.append((work.step, tuple(r.name for r in work.residents), steps))
-        self.groups.append(work)
-
-    def _context(self, work: GroupWork) -> StepContext:
-        """The group's own residents as committed (nobody else is within sight of them)."""
-        agents = Agent.objects.filter(
-            simulation=self.simulation, name__in=[r.name for r in work.residents]
-        ).defer(*COLD_FIELDS)
-        return StepContext(
-            simulation=self.simulation,
-            town=self.town,
-            step=work.step,
-            agents={a.name: a for a in agents},
+        started = groups_ready(
+            list(self.residents.values()),
+            reach=self.reach,
+            limit=limit,
+            furthest_first=self.furthest_first,
         )
+        if started:
+            self._decide([GroupWork(group[0].step, group) for group in started])
+
+    def _decide(self, works: list[GroupWork]) -> None:
+        """Start the groups' decisions, each from its own residents as committed (nobody
+        else is within sight of them), read in one go."""
+        names = [r.name for work in works for r in work.residents]
+        agents = {a.name: a for a in agents_read(simulation=self.simulation, names=names)}
+        steps = {r.name: r.step for r in self.residents.values()}
+        # What every group reads of the town and of its residents' commitments, read once
+        # (what one group can see, no other changes before its step: the rule).
+        setters = object_setters_get(simulation=self.simulation)
+        commitments = commitments_ahead_by_agent(
+            nows={
+                agents[r.name].pk: self.simulation.sim_time_at(work.step)
+                for work in works
+                for r in work.residents
+            }
+        )
+        for work in works:
+            context = StepContext(
+                simulation=self.simulation,
+                town=self.town,
+                step=work.step,
+                agents={r.name: agents[r.name] for r in work.residents},
+            ).preload(object_setters=setters, commitments_ahead=commitments)
+            for r in work.residents:
+                work.decisions[r.name] = self.pool.submit(
+                    _decide_one, self.cognition, context, r.name
+                )
+            self.trace.append((work.step, tuple(r.name for r in work.residents), steps))
+            self.groups.append(work)
 
     def _finish_some(self) -> None:
-        """Commit every group whose decisions are in; wait for one when none is."""
+        """Commit every group whose decisions are in, together; wait for one when none is."""
         now = time.monotonic()
         ready = [
             w
@@ -309,11 +228,74 @@ class AheadRun:
             else:
                 time.sleep(RETRY_SECONDS)
             return
-        for work in sorted(ready, key=lambda w: (w.step, w.residents[0].name)):
-            self._commit(work)
+        self._commit(sorted(ready, key=lambda w: (w.step, w.residents[0].name)))
 
-    def _commit(self, work: GroupWork) -> None:
-        decided: list[tuple[str, list[EventDraft]]] = []
+    def _commit(self, works: list[GroupWork]) -> None:
+        """Commit the groups in one transaction, and write the log of every step that all
+        residents have committed then."""
+        decided: list[tuple[GroupWork, list[tuple[str, list[EventDraft]]]]] = []
+        for work in works:
+            made = self._decided(work)
+            if made is None:
+                if self.simulation_failed:
+                    for other in works:
+                        self._release(other)
+                    return
+                continue  # decided again
+            decided.append((work, made))
+        if not decided:
+            return
+        drafts = [d for _, made in decided for _, group_drafts in made for d in group_drafts]
+        try:
+            memories_embed(simulation=self.simulation, events=drafts)
+        except TRANSIENT:
+            for work, _ in decided:
+                self._release(work)
+            return
+        except Exception as exc:
+            simulation_fail(
+                simulation=self.simulation,
+                step=decided[0][0].step,
+                agent="embedding its memories",
+                error=exc,
+            )
+            for work in works:
+                self._release(work)
+            return
+        steps = {r.name: r.step for r in self.residents.values()}
+        try:
+            outcome = groups_commit(
+                simulation_id=self.simulation.pk,
+                groups=[(work.step, made) for work, made in decided],
+                steps=steps,
+            )
+        except TRANSIENT:
+            for work, _ in decided:
+                work.not_before = time.monotonic() + RETRY_SECONDS
+            return
+        if outcome is None:  # the run stopped meanwhile (failed, out of budget)
+            for work in works:
+                self._release(work)
+            return
+        for index, (work, _) in enumerate(decided):
+            if index in outcome.waiting:  # a reflection due is not done
+                self._reflect(work)
+                work.not_before = time.monotonic() + RETRY_SECONDS
+                continue
+            self.groups.remove(work)
+            for r in work.residents:
+                r.step = work.step + 1
+                r.tile = outcome.tiles[r.name]
+                r.busy = False
+        stepped = [r.step for r in self.residents.values()]
+        self.most_ahead = max(self.most_ahead, max(stepped) - min(stepped))
+        for job_id in outcome.jobs:
+            self._run_job(job_id)
+
+    def _decided(self, work: GroupWork) -> list[tuple[str, list[EventDraft]]] | None:
+        """The group's decisions; None when one must be made again (a blip) or failed
+        the run (`simulation_failed`)."""
+        made: list[tuple[str, list[EventDraft]]] = []
         for r in work.residents:
             name, drafts = work.decisions[r.name].result()
             if isinstance(drafts, TRANSIENT):
@@ -324,61 +306,19 @@ class AheadRun:
                     work.step,
                     drafts,
                 )
-                self._redo(work)
-                return
+                self._release(work)
+                return None
             if isinstance(drafts, BaseException):
                 simulation_fail(
                     simulation=self.simulation, step=work.step, agent=name, error=drafts
                 )
-                self._release(work)
-                return
-            decided.append((name, drafts))
-        made = [d for _, drafts in decided for d in drafts]
-        try:
-            memories_embed(simulation=self.simulation, events=made)
-        except TRANSIENT:
-            self._redo(work)
-            return
-        except Exception as exc:
-            simulation_fail(
-                simulation=self.simulation,
-                step=work.step,
-                agent="embedding its memories",
-                error=exc,
-            )
-            self._release(work)
-            return
-        try:
-            committed = group_commit(
-                simulation_id=self.simulation.pk, step=work.step, decided=decided
-            )
-        except NotReady:
-            self._reflect(work)
-            work.not_before = time.monotonic() + RETRY_SECONDS
-            return
-        except TRANSIENT:
-            work.not_before = time.monotonic() + RETRY_SECONDS
-            return
-        self.groups.remove(work)
-        if committed is None:  # the run stopped meanwhile (failed, out of budget)
-            self._release(work)
-            return
-        tiles, jobs = committed
-        for r in work.residents:
-            r.step = work.step + 1
-            r.tile = tiles[r.name]
-            r.busy = False
-        steps = [r.step for r in self.residents.values()]
-        self.most_ahead = max(self.most_ahead, max(steps) - min(steps))
-        for job_id in jobs:
-            self._run_job(job_id)
-
-    def _redo(self, work: GroupWork) -> None:
-        self.groups.remove(work)
-        for r in work.residents:
-            r.busy = False
+                self.simulation_failed = True
+                return None
+            made.append((name, drafts))
+        return made
 
     def _release(self, work: GroupWork) -> None:
+        """Drop the group's work: its residents are free (decided again next round)."""
         if work in self.groups:
             self.groups.remove(work)
         for r in work.residents:
@@ -440,58 +380,109 @@ def _threaded_job(job_id: int) -> None:
 ORDER_DECISION, ORDER_DELIVERY, ORDER_REQUEST = 0, 1, 2
 
 
-def group_commit(
-    *, simulation_id: int, step: int, decided: list[tuple[str, list[EventDraft]]]
-) -> tuple[dict[str, tuple[int, int]], list[int]] | None:
-    """Apply a group's decisions of `step` through the commit rules to the projections,
-    and stage them for the log. Returns the residents' tiles after it and the reflection
-    jobs it requested; None when the run no longer stands. NotReady: a reflection due
-    is not done (nothing was written)."""
-    names = [name for name, _ in decided]
+@dataclass
+class Committed:
+    tiles: dict[str, tuple[int, int]]  # each committed resident's tile after its step
+    jobs: list[int]  # the reflection jobs requested
+    waiting: set[int]  # the groups (by index) whose reflection due is not done
+
+
+def groups_commit(
+    *,
+    simulation_id: int,
+    groups: list[tuple[int, list[tuple[str, list[EventDraft]]]]],
+    steps: dict[str, int],
+) -> Committed | None:
+    """In one transaction: apply each group's decisions of its step (`groups`: (step,
+    [(resident, drafts)]) in (step, name) order) through the commit rules to the
+    projections, then write the log of every step that all residents have committed
+    (`steps`: each resident's step before this commit) and stage the rest. A group whose
+    reflection due is not done is left out (`waiting`). None when the run no longer
+    stands. One process runs a simulation's residents (`ahead_claimed`)."""
     recorder = RecordingBroker()  # the reflection jobs it requests run in this process
+    names = [name for _, decided in groups for name, _ in decided]
     with broker_used(recorder), transaction.atomic(durable=True):
         simulation = Simulation.objects.select_for_update().get(pk=simulation_id)
         if simulation.status not in (SimulationStatus.RUNNING, SimulationStatus.PAUSED):
             return None
-        if (
-            StagedCommit.objects.filter(
-                simulation=simulation, step=step, agents__contains=names[:1]
-            ).exists()
-            or simulation.step > step
-        ):
-            raise RuntimeError(f"step {step} of {names[0]} is committed already")
-        decider: dict[int, str] = {}
-        drafts: list[EventDraft] = []
-        for name, made in decided:
-            for draft in made:
-                decider[id(draft)] = name
-                drafts.append(draft)
-        context = CommitContext(
-            simulation, step, committed_agents(simulation=simulation, names=names)
+        for step, decided in groups:
+            if simulation.step > step:
+                raise RuntimeError(f"step {step} of {decided[0][0]} is committed already")
+        committed = committed_agents(simulation=simulation, names=names)
+        waiting: set[int] = set()
+        applied: list[tuple[int, list[str], list[dict[str, Any]]]] = []
+        tiles: dict[str, tuple[int, int]] = {}
+        after = dict(steps)
+        for index, (step, decided) in enumerate(groups):
+            group = [name for name, _ in decided]
+            agents = {name: committed[name] for name in group}
+            due = any(
+                a.reflection_due_step is not None and a.reflection_due_step <= step + 1
+                for a in agents.values()
+            )
+            try:
+                # A savepoint only where a rule may wait (a reflection due): its writes
+                # go with it.
+                with transaction.atomic() if due else nullcontext():
+                    staged = _group_apply(simulation, step, decided, agents)
+            except NotReady:
+                waiting.add(index)
+                continue
+            applied.append((step, group, staged))
+            for name in group:
+                tiles[name] = (agents[name].tile_x, agents[name].tile_y)
+                after[name] = step + 1
+            for event in staged:
+                if event["kind"] == AGENT_MOVED and event["agent"] in agents:
+                    x, y = event["payload"]["tile"]
+                    tiles[event["agent"]] = (x, y)
+        lowest = min(after.values(), default=simulation.step)
+        # A step that every resident has now committed goes to the log at once, unstaged.
+        StagedCommit.objects.bulk_create(
+            StagedCommit(simulation=simulation, step=step, agents=group, events=staged)
+            for step, group, staged in applied
+            if step >= lowest
         )
-        for rule in COMMIT_RULES:
-            drafts = rule(context, drafts)
-        staged = [
-            {
-                "kind": d.kind,
-                "agent": d.agent,
-                "payload": d.payload,
-                "key": list(_order_key(d, decider)),
-            }
-            for d in drafts
-        ]
-        events = events_project(simulation=simulation, drafts=drafts, step=step + 1)
-        StagedCommit.objects.create(simulation=simulation, step=step, agents=names, events=staged)
-        tiles = {
-            name: (x, y)
-            for name, x, y in Agent.objects.filter(
-                simulation=simulation, name__in=names
-            ).values_list("name", "tile_x", "tile_y")
-        }
-        for after in AFTER_COMMIT:
-            transaction.on_commit(functools.partial(after, simulation, step + 1, events))
+        fresh: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for step, _, staged in applied:
+            if step < lowest:
+                fresh[step] += staged
+        while simulation.step < lowest:
+            _log_write(simulation, simulation.step, fresh.get(simulation.step, []))
     jobs = [work.job_id for work in recorder.sent if isinstance(work, Reflect)]
-    return tiles, jobs
+    return Committed(tiles=tiles, jobs=jobs, waiting=waiting)
+
+
+def _group_apply(
+    simulation: Simulation,
+    step: int,
+    decided: list[tuple[str, list[EventDraft]]],
+    agents: dict[str, CommittedAgent],
+) -> list[dict[str, Any]]:
+    """One group's commit rules and projections; its events with their place in the
+    barrier's order (`key`), for the log."""
+    decider: dict[int, str] = {}
+    drafts: list[EventDraft] = []
+    for name, made in decided:
+        for draft in made:
+            decider[id(draft)] = name
+            drafts.append(draft)
+    context = CommitContext(simulation, step, agents)
+    for rule in COMMIT_RULES:
+        drafts = rule(context, drafts)
+    staged = [
+        {
+            "kind": d.kind,
+            "agent": d.agent,
+            "payload": d.payload,
+            "key": list(_order_key(d, decider)),
+        }
+        for d in drafts
+    ]
+    events = events_project(simulation=simulation, drafts=drafts, step=step + 1)
+    for after in AFTER_COMMIT:
+        transaction.on_commit(functools.partial(after, simulation, step + 1, events))
+    return staged
 
 
 def _order_key(draft: EventDraft, decider: dict[int, str]) -> tuple[int, str]:
@@ -505,36 +496,40 @@ def _order_key(draft: EventDraft, decider: dict[int, str]) -> tuple[int, str]:
 
 
 def log_write_step(*, simulation_id: int, step: int) -> bool:
-    """Append step `step`'s staged events (all its groups have committed) in the barrier's
-    order, and `simulation.stepped`; ends the run at its target. False when the
+    """Append step `step`'s staged events (all its groups have committed); False when the
     simulation is not at `step` any more."""
     with transaction.atomic(durable=True):
         simulation = Simulation.objects.select_for_update().get(pk=simulation_id)
         if simulation.step != step:
             return False
-        commits = list(StagedCommit.objects.filter(simulation=simulation, step=step))
-        staged = [e for c in commits for e in c.events]
-        staged.sort(key=lambda e: tuple(e["key"]))  # stable: each decider's own order
-        drafts = [
-            EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"]) for e in staged
-        ]
-        events_append(simulation=simulation, drafts=drafts, step=step + 1, projected=False)
-        events_append(
-            simulation=simulation, drafts=[simulation_stepped(step=step + 1)], step=step + 1
-        )
-        StagedCommit.objects.filter(pk__in=[c.pk for c in commits]).delete()
-        if (
-            simulation.status == SimulationStatus.RUNNING
-            and simulation.target_step is not None
-            and simulation.step >= simulation.target_step
-        ):
-            simulation_set_status(
-                simulation=simulation,
-                status=SimulationStatus.IDLE,
-                reason=f"reached step {simulation.step}",
-                expected=[SimulationStatus.RUNNING],
-            )
+        _log_write(simulation, step)
     return True
+
+
+def _log_write(simulation: Simulation, step: int, fresh: Sequence[dict[str, Any]] = ()) -> None:
+    """Append step `step`'s events (those staged, and `fresh` ones of this transaction)
+    in the barrier's order, and `simulation.stepped` (the simulation's row is locked);
+    ends the run at its target."""
+    commits = list(StagedCommit.objects.filter(simulation=simulation, step=step))
+    staged = [e for c in commits for e in c.events] + list(fresh)
+    staged.sort(key=lambda e: tuple(e["key"]))  # stable: each decider's own order
+    drafts = [EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"]) for e in staged]
+    stepped = simulation_stepped(step=step + 1)
+    events_project(simulation=simulation, drafts=[stepped], step=step + 1)
+    events_append(simulation=simulation, drafts=[*drafts, stepped], step=step + 1, projected=False)
+    if commits:
+        StagedCommit.objects.filter(pk__in=[c.pk for c in commits]).delete()
+    if (
+        simulation.status == SimulationStatus.RUNNING
+        and simulation.target_step is not None
+        and simulation.step >= simulation.target_step
+    ):
+        simulation_set_status(
+            simulation=simulation,
+            status=SimulationStatus.IDLE,
+            reason=f"reached step {simulation.step}",
+            expected=[SimulationStatus.RUNNING],
+        )
 
 
 # --- entry ----------------------------------------------------------------------------

@@ -51,21 +51,7 @@ def _context_for(simulation: Simulation, step: int) -> StepContext:
     key = (simulation.pk, step, simulation.last_seq)
     if key not in _context_cache:
         _context_cache.clear()
-        agents = list(
-            Agent.objects.filter(simulation=simulation).defer(*COLD_FIELDS, "spatial_memory")
-        )
-        if len(_spatial_cache) > 10_000:
-            _spatial_cache.clear()  # a long-lived worker that has seen many simulations
-        stale = [a.pk for a in agents if _spatial_cache.get(a.pk, (-1, {}))[0] != a.spatial_version]
-        if stale:
-            rows = Agent.objects.filter(pk__in=stale).values_list(
-                "pk", "spatial_version", "spatial_memory"
-            )
-            _spatial_cache.update({pk: (version, memory) for pk, version, memory in rows})
-        for a in agents:
-            version, memory = _spatial_cache.get(a.pk, (-1, {}))
-            if version == a.spatial_version:  # else (changed meanwhile) read when used
-                a.spatial_memory = memory  # shared between steps: cognition only reads it
+        agents = agents_read(simulation=simulation)
         _context_cache[key] = StepContext(
             simulation=simulation,
             town=simulation.town,
@@ -73,6 +59,28 @@ def _context_for(simulation: Simulation, step: int) -> StepContext:
             agents={a.name: a for a in agents},
         )
     return _context_cache[key]
+
+
+def agents_read(*, simulation: Simulation, names: Sequence[str] | None = None) -> list[Agent]:
+    """The simulation's agents (or the named ones) as committed, for cognition to read;
+    each one's spatial memory is read again only when its version changed."""
+    rows = Agent.objects.filter(simulation=simulation)
+    if names is not None:
+        rows = rows.filter(name__in=list(names))
+    agents = list(rows.defer(*COLD_FIELDS, "spatial_memory"))
+    if len(_spatial_cache) > 10_000:
+        _spatial_cache.clear()  # a long-lived worker that has seen many simulations
+    stale = [a.pk for a in agents if _spatial_cache.get(a.pk, (-1, {}))[0] != a.spatial_version]
+    if stale:
+        fresh = Agent.objects.filter(pk__in=stale).values_list(
+            "pk", "spatial_version", "spatial_memory"
+        )
+        _spatial_cache.update({pk: (version, memory) for pk, version, memory in fresh})
+    for a in agents:
+        version, memory = _spatial_cache.get(a.pk, (-1, {}))
+        if version == a.spatial_version:  # else (changed meanwhile) read when used
+            a.spatial_memory = memory  # shared between steps: cognition only reads it
+    return agents
 
 
 def _running_at(simulation_id: int, step: int) -> Simulation | None:
@@ -222,10 +230,11 @@ def _decide_one(
             draft.payload["fallbacks"] = fallbacks
         return name, drafts
     except Exception as exc:
-        return name, exc
-    finally:
         if threading.current_thread() is not threading.main_thread():
-            close_old_connections()  # pool threads keep theirs only while healthy
+            # A pool thread keeps its connection only while healthy: checked after a
+            # failure, not before every decision (a health check is a round trip).
+            close_old_connections()
+        return name, exc
 
 
 def _decide_all(

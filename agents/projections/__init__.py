@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from .records import CognitionProjection
 from .residents import AgentProjection
+from .talk import TalkProjection
 
-PROJECTIONS = (AgentProjection(), CognitionProjection())
+PROJECTIONS = (AgentProjection(), CognitionProjection(), TalkProjection())

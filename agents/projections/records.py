@@ -1,5 +1,5 @@
-"""The projection of what residents planned, set and said: plan trees, object states,
-conversations and interviews."""
+"""The projection of what residents planned and set: plan trees, object states and
+commitments (what they said: agents/projections/talk.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from django.forms.models import model_to_dict
 
 from agents.events import (
     AGENT_COMMITTED,
-    CONVERSATION_HELD,
-    INTERVIEW_ANSWERED,
     OBJECT_STATE,
     PLAN_MADE,
     PLAN_REVISED,
@@ -21,11 +19,13 @@ from agents.events import (
 from memories.models import Memory
 from world.models import Agent, Event, Simulation
 
-from ..models import Commitment, Conversation, Interview, ObjectState, PlanItem, PlanLevel
+from ..models import Commitment, ObjectState, PlanItem, PlanLevel
 
 
 class CognitionProjection:
-    """Plans, object states and conversations."""
+    """Plans, object states and commitments."""
+
+    in_log_order = False
 
     name = "cognition"
     order = 30
@@ -34,8 +34,6 @@ class CognitionProjection:
             PLAN_MADE,
             PLAN_REVISED,
             OBJECT_STATE,
-            CONVERSATION_HELD,
-            INTERVIEW_ANSWERED,
             AGENT_COMMITTED,
         }
     )
@@ -43,8 +41,6 @@ class CognitionProjection:
     def reset(self, simulation: Simulation) -> None:
         PlanItem.objects.filter(simulation=simulation).delete()
         ObjectState.objects.filter(simulation=simulation).delete()
-        Conversation.objects.filter(simulation=simulation).delete()
-        Interview.objects.filter(simulation=simulation).delete()
         Commitment.objects.filter(simulation=simulation).delete()
 
     def apply(self, simulation: Simulation, events: Sequence[Event]) -> None:
@@ -81,32 +77,6 @@ class CognitionProjection:
                 PlanItem.objects.filter(pk__in=ahead).update(superseded=True)
             elif event.kind == OBJECT_STATE:
                 self._object(simulation, event)
-            elif event.kind == INTERVIEW_ANSWERED:
-                p = event.payload
-                Interview.objects.create(
-                    simulation=simulation,
-                    agent=Agent.objects.get(simulation=simulation, name=event.agent),
-                    number=Interview.objects.filter(simulation=simulation).count() + 1,
-                    session=p["session"],
-                    persona=p["persona"],
-                    question=p["question"],
-                    answer=p["answer"],
-                    remembered=p.get("remembered", False),
-                    step=event.step,
-                    sim_time=event.sim_time,
-                )
-            else:
-                number = Conversation.objects.filter(simulation=simulation).count() + 1
-                Conversation.objects.create(
-                    simulation=simulation,
-                    number=number,
-                    participants=event.payload["participants"],
-                    lines=event.payload["lines"],
-                    summary=event.payload.get("summary", ""),
-                    address=event.payload.get("address", ""),
-                    step=event.step,
-                    started=event.sim_time,
-                )
 
     def _plan(self, simulation: Simulation, event: Event) -> None:
         """Items in order; `parent` is an existing item's number, `parent_index` one of
@@ -219,16 +189,6 @@ class CognitionProjection:
             .order_by("address")
             .values("address", "state", "by_agent")
         )
-        conversations = list(
-            Conversation.objects.filter(simulation=simulation)
-            .order_by("number")
-            .values("number", "participants", "lines", "summary", "address", "step", "started")
-        )
-        interviews = list(
-            Interview.objects.filter(simulation=simulation)
-            .order_by("number")
-            .values("number", "agent__name", "session", "persona", "question", "answer", "step")
-        )
         commitments = list(
             Commitment.objects.filter(simulation=simulation)
             .order_by("agent__name", "number")
@@ -237,7 +197,5 @@ class CognitionProjection:
         return {
             "plans": plans,
             "objects": objects,
-            "conversations": conversations,
-            "interviews": interviews,
             "commitments": commitments,
         }

@@ -256,6 +256,7 @@ class AgentProjection:
     name = "agents"
     order = 10
     kinds = frozenset({AGENT_CREATED, OBJECT_STATE, *_STATE_CHANGES})
+    in_log_order = False
 
     def reset(self, simulation: Simulation) -> None:
         Agent.objects.filter(simulation=simulation).delete()

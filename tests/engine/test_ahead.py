@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents import engine
+from agents.cognition import _objects_by_arena
 from agents.controls import ControlConflict
 from agents.controls.objects import object_state_set
 from agents.controls.voice import agent_whisper
@@ -17,6 +18,7 @@ from agents.engine.ahead import ahead_run
 from agents.engine.run import simulation_run
 from agents.models import StagedCommit
 from agents.services import simulation_create_from_base
+from llm.policy_server import PolicyServer
 from tests.evaluations.towns import three_residents
 from world.eventlog import simulation_rebuild, simulation_snapshot
 from world.models import Agent, Event, Simulation, SimulationStatus
@@ -95,6 +97,29 @@ def test_twenty_five_residents_same_log_as_the_barrier(
     assert simulation_snapshot(simulation=ahead) == live
 
 
+@pytest.mark.django_db(transaction=True)
+def test_reflections_while_residents_run_ahead_are_the_barriers(user: User, settings: Any) -> None:
+    """A low threshold makes residents reflect within minutes; a reflection reads its
+    resident's own state, which stands still until delivered, wherever the log is."""
+
+    def town() -> Simulation:
+        return simulation_create_from_base(
+            owner=user,
+            base=N25,
+            seed=5,
+            start_time=SEVEN,
+            config={"cognition": "paper", "reflection_threshold": 20},
+        )
+
+    barrier = run(town(), settings, "barrier", 120)
+    ahead = run(town(), settings, "ahead", 120)
+    assert ahead.status == SimulationStatus.IDLE, ahead.status_reason
+    a, b = log_of(ahead), log_of(barrier)
+    delivered = [row for row in b if row[3] == "reflection.done"]
+    assert len(delivered) >= 3 and not [row for row in a if row[5].get("failed")], delivered
+    assert [x[1:] for x in a] == [y[1:] for y in b]
+
+
 def tiles_by_step(simulation: Simulation) -> dict[str, dict[int, tuple[int, int]]]:
     """Each resident's tile at every step, from the log."""
     tiles: dict[str, dict[int, tuple[int, int]]] = {}
@@ -115,17 +140,23 @@ def tiles_by_step(simulation: Simulation) -> dict[str, dict[int, tuple[int, int]
 
 @pytest.mark.django_db(transaction=True)
 def test_a_resident_never_runs_ahead_of_one_it_could_perceive(user: User, settings: Any) -> None:
+    """Through the policy server at 0.2 s a call, so residents waiting on the model fall
+    behind and the others lead as far as the rule lets them."""
     settings.SMALLVILLE_ENGINE = "ahead"
     settings.SMALLVILLE_AHEAD_ORDER = "ahead"
     simulation = n25(user, 5)
-    with broker_used(RecordingBroker()):
-        simulation_run(simulation=simulation, steps=240)
-    ahead = ahead_run(simulation_id=simulation.pk)
-    assert ahead is not None and ahead.most_ahead >= 5  # they do run ahead
+    with PolicyServer(latency="fixed:0.2") as server:
+        for key, value in server.settings().items():
+            setattr(settings, key, value)
+        with broker_used(RecordingBroker()):
+            simulation_run(simulation=simulation, steps=240)
+        ahead = ahead_run(simulation_id=simulation.pk)
+    assert ahead is not None and ahead.most_ahead >= 10, ahead and ahead.most_ahead  # they do
     simulation.refresh_from_db()
     tiles = tiles_by_step(simulation)
+    changes = object_changes(simulation)
     vision = 8
-    checked = 0
+    checked = objects_checked = 0
     for step, group, steps in ahead.trace:
         for name in group:
             here = tiles[name][step]
@@ -138,7 +169,30 @@ def test_a_resident_never_runs_ahead_of_one_it_could_perceive(user: User, settin
                     near = max(abs(here[0] - there[0]), abs(here[1] - there[1]))
                     assert near > vision, (name, step, other, u, near)
                     checked += 1
-    assert checked > 1000
+                # Every object the other changed meanwhile (its events of steps at+1 ..
+                # step), which this step's state holds in the barrier engine.
+                for changed, object_tiles in changes.get(other, []):
+                    if at < changed <= step:
+                        near = min(max(abs(here[0] - x), abs(here[1] - y)) for x, y in object_tiles)
+                        assert near > vision, (name, step, other, changed, near)
+                        objects_checked += 1
+    assert checked > 1000 and objects_checked > 0, (checked, objects_checked)
+
+
+def object_changes(simulation: Simulation) -> dict[str, list[tuple[int, list[tuple[int, int]]]]]:
+    """Per resident, the steps at which it changed an object, with the object's tiles."""
+    objects = _objects_by_arena(simulation.town)
+    changes: dict[str, list[tuple[int, list[tuple[int, int]]]]] = {}
+    for step, agent, payload in (
+        Event.objects.filter(simulation=simulation, kind="object.state")
+        .exclude(agent="")
+        .values_list("step", "agent", "payload")
+    ):
+        arena, name = payload["address"].rsplit(":", 1)
+        found = [(x, y) for x, y, n in objects.get(arena, []) if n == name]
+        assert found, payload["address"]
+        changes.setdefault(agent, []).append((step, found))
+    return changes
 
 
 @pytest.mark.django_db
