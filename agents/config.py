@@ -16,6 +16,8 @@ from .cognition import cognition_names
 
 Ablation = Literal["no_reflection", "no_planning", "no_observation_retrieval"]
 MAX_WEIGHT = 1000.0
+# Five sim minutes at 10 s a step: a rating has that long to come back before it is awaited.
+IMPORTANCE_DELAY = 30
 
 
 class RetrievalWeights(BaseModel):
@@ -48,6 +50,13 @@ class SimulationConfig(BaseModel):
         ge=1,
         le=1_000_000,
         description="importance that triggers a reflection; default: each persona's own",
+    )
+    importance_delay: int = Field(
+        IMPORTANCE_DELAY,
+        ge=0,
+        le=8_640,
+        description="steps after which the model's importance rating of a memory made in a "
+        "step replaces its provisional one (0: rated in the step, on the critical path)",
     )
     retrieval_weights: Literal["paper", "reference"] | RetrievalWeights = Field(
         "paper", description="a preset ('paper' 1/1/1, 'reference' 0.5/2/3) or the weights"

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from memories.events import MEMORY_CREATED, MEMORY_RATED
 from world.eventlog import EventDraft
 
 from .payloads import (
@@ -70,6 +71,23 @@ AGENT_COMMITTED = "agent.committed"  # an intention with a time and place (a par
 
 # Memory kinds an agent perceives: their importance counts toward its next reflection.
 PERCEIVED_KINDS = ("observation", "conversation")
+
+
+def importance_counted(kind: str, payload: Mapping[str, Any]) -> int:
+    """What a memory event adds toward its agent's next reflection: the importance of a
+    perceived memory when it is rated (at creation, or by its `memory.rated`)."""
+    if kind == MEMORY_CREATED:
+        if payload["kind"] in PERCEIVED_KINDS and "rating_due" not in payload:
+            return int(payload["importance"])
+        return 0
+    if kind == MEMORY_RATED:
+        return sum(
+            int(score)
+            for score, memory_kind in zip(payload["importance"], payload["kinds"], strict=True)
+            if memory_kind in PERCEIVED_KINDS
+        )
+    return 0
+
 
 IDLE = "idle"  # an object's state when nobody uses it
 IDLE_STATES = ("", IDLE)  # what a user may write for it

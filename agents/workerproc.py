@@ -12,17 +12,29 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.conf import settings
+
 from smallville_project.celery import app
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 class WorkerProcess:
-    """`celery worker` in its own process group, consuming `queue` and its reflection queue."""
+    """`celery worker` in its own process group, consuming `queue` and its reflection queue.
+
+    It shares this process's cache key prefix, so its leases, watchdog marks and what it
+    remembers of model servers are this process's, not another run's on the same Redis
+    (simulations of two databases share primary keys)."""
 
     def __init__(self, queue: str, env: dict[str, str], concurrency: int = 1) -> None:
         self.queue = queue
-        self.env = {**os.environ, "SMALLVILLE_QUEUE": queue, **env}
+        prefix = str(settings.CACHES["default"].get("KEY_PREFIX", ""))
+        self.env = {
+            **os.environ,
+            "SMALLVILLE_QUEUE": queue,
+            "SMALLVILLE_CACHE_PREFIX": prefix,
+            **env,
+        }
         self.concurrency = concurrency
         self.process: subprocess.Popen[bytes] | None = None
         self.log = ROOT / ".pgdata" / f"worker-{queue}.log"

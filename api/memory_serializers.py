@@ -49,6 +49,7 @@ class MemorySerializer(serializers.ModelSerializer[Memory]):
             "created",
             "last_accessed",
             "importance",
+            "rating_due",
             "depth",
             "evidence",
         ]

@@ -9,7 +9,8 @@ run ahead of each other) through the `openai` backend against the policy server
 run; `--residents 500` adds copies of the 25 (as `bench engine` does) at their tiles.
 Reports the wall time, the calls, how many calls were in flight over the run
 (sampled every 50 ms from the ledger's admission and finish times: mean, p95, max), and
-the chain bound: per step, the longest chain of one resident's calls, summed over the
+the chain bound: per step, the longest chain of one resident's calls (those someone
+waits on: background calls, ratings sent ahead and reflections, are left out), summed over the
 steps, which is what even a barrier engine that costs nothing must wait for; and the
 resident bound, the busiest resident's calls one after another, which is what even an
 engine that runs residents ahead of each other must wait for.
@@ -48,6 +49,7 @@ def run(
     engine: str,
     base: str = N25,
     residents: int = 0,
+    importance_delay: int | None = None,
 ) -> tuple[Simulation, float, datetime]:
     """The run's simulation, wall seconds and start; its setup (rating the seed memories)
     is offline and not timed. `residents` above the base's: copies of them are added."""
@@ -56,7 +58,9 @@ def run(
         base=base,
         seed=5,
         name=f"bench latency {server.latency.spec}",
-        config={"cognition": "paper"},
+        config={"cognition": "paper"}
+        if importance_delay is None
+        else {"cognition": "paper", "importance_delay": importance_delay},
         start_time=MIDNIGHT,
     )
     if residents > simulation.agents.count():
@@ -138,25 +142,40 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--residents", type=int, default=0, help="the base's residents and copies, this many"
     )
+    parser.add_argument(
+        "--importance-delay",
+        type=int,
+        default=None,
+        help="steps before a memory's rating is applied (config; 0: rated in the step)",
+    )
     args = parser.parse_args(argv)
     owner, _ = User.objects.get_or_create(username="bench")
     with PolicyServer(latency=args.latency, slots=args.slots) as server:
         simulation, elapsed, since = run(
-            owner, server, args.hours, args.engine, args.base, args.residents
+            owner,
+            server,
+            args.hours,
+            args.engine,
+            args.base,
+            args.residents,
+            args.importance_delay,
         )
     calls: list[dict[str, Any]] = [
         dict(row)
         for row in ModelCall.objects.filter(simulation=simulation, created_at__gte=since).values(
-            "step", "agent_name", "created_at", "finished_at"
+            "step", "agent_name", "created_at", "finished_at", "priority"
         )
     ]
-    chains = chain_bound(calls)
-    busiest = resident_bound(calls)
+    # Background calls (ratings sent ahead, reflections) wait on nobody: not in a bound.
+    critical = [c for c in calls if c["priority"] == 0]
+    chains = chain_bound(critical)
+    busiest = resident_bound(critical)
     per_call = server.latency.mean
     report = {
         **stamp(),
         "agents": simulation.agents.count(),
         "cognition": "paper",
+        "importance_delay": simulation.config["importance_delay"],
         "engine": args.engine,
         "calls_in_flight_cap": settings.SMALLVILLE_CALLS_IN_FLIGHT,
         "start": MIDNIGHT.isoformat(),
@@ -169,6 +188,7 @@ def main(argv: list[str] | None = None) -> None:
         "agent_threads": settings.SMALLVILLE_AGENT_THREADS,
         "wall_seconds": round(elapsed, 1),
         "model_calls": len(calls),
+        "background_calls": len(calls) - len(critical),
         "steps_with_calls": len({c["step"] for c in calls}),
         "calls_in_flight": in_flight(calls),
         "chain_bound_calls": chains,

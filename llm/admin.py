@@ -55,6 +55,7 @@ class ModelCallAdmin(ReadOnlyAdmin):
         "simulation",
         "agent_name",
         "task",
+        "priority",
         "backend",
         "model",
         "prompt_tokens",
@@ -64,7 +65,7 @@ class ModelCallAdmin(ReadOnlyAdmin):
         "succeeded",
         "fallback",
     ]
-    list_filter = ["task", "backend", "model", "fallback", HasErrorFilter]
+    list_filter = ["task", "priority", "backend", "model", "fallback", HasErrorFilter]
     search_fields = ["agent_name", "prompt", "raw_reply", "error"]
     list_select_related = ["simulation"]
     date_hierarchy = "created_at"

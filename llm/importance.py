@@ -80,6 +80,15 @@ def importance_offline(inputs: Inputs, rng: random.Random) -> Importance:
     return Importance(importance=rng.randint(3, 5))
 
 
+def importance_provisional(memory: str) -> int:
+    """A memory's importance until the model's rating arrives: the lexicon's score, or a
+    middling 4 (no call, no randomness)."""
+    for score, rule in _RULES:
+        if rule.search(memory):
+            return score
+    return 4
+
+
 IMPORTANCE = task_register(
     PromptTask(
         name="importance",

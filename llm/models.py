@@ -33,6 +33,11 @@ class ModelCall(models.Model):
     step = models.PositiveIntegerField(null=True, blank=True, help_text="simulation step")
     sim_time = models.DateTimeField(null=True, blank=True, help_text="sim time of the call")
     task = models.CharField(max_length=100)
+    priority = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="0: someone waits on it (a resident's step, a user); 1: background work "
+        "(ratings sent ahead, reflections, evaluations)",
+    )
     backend = models.CharField(max_length=20)
     model = models.CharField(max_length=200)
     prompt = models.TextField(help_text="the rendered prompt, as sent")

@@ -55,7 +55,7 @@ from .tokens import count_message_tokens, count_tokens
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429})
 _PROBE_TIMEOUT = 5.0
-_REMEMBERED = 24 * 3600  # seconds a server's dialect and rung are remembered across processes
+_REMEMBERED = 24 * 3600  # seconds a server's rung (per dialect) is remembered across processes
 
 
 def backoff_delay(
@@ -96,19 +96,24 @@ class OpenAIBackend:
     # --- the server's dialect and rung ------------------------------------------------
 
     def rungs(self) -> tuple[str, ...]:
-        """The request formats still to try for this server, best first (found once)."""
+        """The request formats still to try for this server, best first (found once): its
+        dialect's ladder from where any process last stepped down under that dialect."""
         with self._lock:
             if self._rungs is None:
-                remembered = cache.get(self._server_key)
                 dialect = self.config.dialect
                 if dialect == "auto":
-                    dialect = remembered["dialect"] if remembered else self._probe()
-                start = remembered["rung"] if remembered else self.config.response_format
+                    dialect = self._probe()
+                start = cache.get(self._rung_key(dialect)) or self.config.response_format
                 if self.config.response_format != "json_schema":
                     start = self.config.response_format  # a rung set by hand wins
                 self._rungs = ladder_for(dialect, start)
                 self._dialect = dialect
             return self._rungs
+
+    def _rung_key(self, dialect: str) -> str:
+        """A step down is the server's answer to one dialect's request (a test that tells a
+        llama-cpp-python server it is OpenAI's must not cost its real dialect the grammar)."""
+        return f"{self._server_key}:{dialect}"
 
     def _probe(self) -> str:
         """The dialect from `GET /models` (`owned_by`); `openai` when the server will not say."""
@@ -125,7 +130,7 @@ class OpenAIBackend:
             if not below:
                 return None
             self._rungs = below
-        cache.set(self._server_key, {"dialect": self._dialect, "rung": below[0]}, _REMEMBERED)
+        cache.set(self._rung_key(self._dialect), below[0], _REMEMBERED)
         return below[0]
 
     # --- the context window -------------------------------------------------------------

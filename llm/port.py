@@ -64,6 +64,7 @@ __all__ = [
     "TaskInputError",
     "UnknownTask",
     "fallbacks_collected",
+    "fallbacks_record",
     "llm_run",
 ]
 
@@ -102,6 +103,13 @@ def fallbacks_collected() -> Iterator[list[dict[str, Any]]]:
         yield collected
     finally:
         _fallbacks.reset(token)
+
+
+def fallbacks_record(entries: list[dict[str, Any]]) -> None:
+    """Count fallbacks of calls made elsewhere (a call sent ahead in the background) as
+    this block's, as if they had been made in it."""
+    if (collected := _fallbacks.get()) is not None:
+        collected.extend(entries)
 
 
 @overload
@@ -164,6 +172,7 @@ def llm_run(
         backend=backend.name,
         model=backend.model,
         prompt=fitted.prompt,
+        priority=int(request.priority),
     )
     started = time.monotonic()
     try:

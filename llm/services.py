@@ -59,6 +59,7 @@ def model_call_admit(
     backend: str,
     model: str,
     prompt: str,
+    priority: int = 0,
 ) -> ModelCall:
     """Count a call against the budget and record it as in flight.
 
@@ -78,6 +79,7 @@ def model_call_admit(
         backend=backend,
         model=model,
         prompt=prompt,
+        priority=priority,
     )
     if simulation is None:
         call.save()
@@ -94,6 +96,7 @@ def model_call_admit(
                     "backend": backend,
                     "model": model,
                     "prompt": prompt,
+                    "priority": priority,
                 },
             )
             admitted = cursor.fetchone()
@@ -130,12 +133,13 @@ WITH admitted AS (
     RETURNING s.step, s.start_time + s.step * s.sec_per_step * interval '1 second' AS sim_time
 )
 INSERT INTO {ModelCall._meta.db_table} (
-    simulation_id, agent_id, agent_name, step, sim_time, task, backend, model, prompt,
-    raw_reply, prompt_tokens, completion_tokens, usage, latency_ms, attempts, attempt_log,
-    error, fallback, created_at
+    simulation_id, agent_id, agent_name, step, sim_time, task, priority, backend, model,
+    prompt, raw_reply, prompt_tokens, completion_tokens, usage, latency_ms, attempts,
+    attempt_log, error, fallback, created_at
 )
-SELECT %(simulation)s, %(agent)s, %(agent_name)s, a.step, a.sim_time, %(task)s, %(backend)s,
-       %(model)s, %(prompt)s, '', 0, 0, '{{}}'::jsonb, 0, 0, '[]'::jsonb, '', false, now()
+SELECT %(simulation)s, %(agent)s, %(agent_name)s, a.step, a.sim_time, %(task)s,
+       %(priority)s, %(backend)s, %(model)s, %(prompt)s, '', 0, 0, '{{}}'::jsonb, 0, 0,
+       '[]'::jsonb, '', false, now()
 FROM admitted AS a
 RETURNING id, step, sim_time, created_at
 """

@@ -104,7 +104,16 @@ class RetrievalForm(forms.Form):
 class MemoryAdmin(ModelAdmin[Memory]):
     """Memory streams; every row is a projection of the event log, so nothing is editable."""
 
-    list_display = ["agent", "number", "kind", "importance", "depth", "created", "snippet"]
+    list_display = [
+        "agent",
+        "number",
+        "kind",
+        "importance",
+        "rating_due",
+        "depth",
+        "created",
+        "snippet",
+    ]
     list_filter = ["kind", "depth", "simulation"]
     search_fields = ["description"]
     list_select_related = ["agent"]
@@ -121,6 +130,7 @@ class MemoryAdmin(ModelAdmin[Memory]):
         "created",
         "last_accessed",
         "importance",
+        "rating_due",
         "depth",
         "embedding_norm",
         "cited_by_list",

@@ -1,8 +1,9 @@
-"""The memory stream's events: a memory is created, memories are touched (accessed).
+"""The memory stream's events: a memory is created, memories are touched (accessed),
+memories are rated (the model's importance replaces a provisional one, `rating_due`).
 
-Both are applied by `memories.projections.MemoryProjection`; the agents projection also
-reads `memory.created` of what an agent perceives (its importance counts toward
-reflection).
+All are applied by `memories.projections.MemoryProjection`; the agents projection also
+reads `memory.created` and `memory.rated` of what an agent perceives (its importance
+counts toward reflection).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from world.eventlog import EventDraft
 
 MEMORY_CREATED = "memory.created"
 MEMORY_TOUCHED = "memory.touched"
+MEMORY_RATED = "memory.rated"
 
 
 class _MemoryCreatedRequired(TypedDict):
@@ -31,6 +33,13 @@ class _MemoryCreatedRequired(TypedDict):
 
 class MemoryCreatedPayload(_MemoryCreatedRequired, total=False):
     source: dict[str, object]  # where it came from: {"from": who told it, ...}
+    rating_due: int  # importance is provisional until the `memory.rated` of this step
+
+
+class MemoryRatedPayload(TypedDict):
+    numbers: list[int]
+    importance: list[int]  # the model's rating of each
+    kinds: list[str]  # of each (what counts toward reflection)
 
 
 class MemoryTouchedPayload(TypedDict):
@@ -51,6 +60,7 @@ def memory_created(
     embedding_model: str,
     embedding_hash: str,
     source: Mapping[str, object] | None = None,
+    rating_due: int | None = None,
 ) -> EventDraft:
     payload = MemoryCreatedPayload(
         kind=str(kind),
@@ -65,6 +75,8 @@ def memory_created(
     )
     if source:
         payload["source"] = dict(source)
+    if rating_due is not None:
+        payload["rating_due"] = rating_due
     return EventDraft(kind=MEMORY_CREATED, agent=agent, payload=dict(payload))
 
 
@@ -72,3 +84,11 @@ def memory_touched(*, agent: str, numbers: list[int], at: datetime) -> EventDraf
     """The memories `numbers` of `agent` were accessed at sim time `at`."""
     payload = MemoryTouchedPayload(numbers=numbers, at=at.isoformat())
     return EventDraft(kind=MEMORY_TOUCHED, agent=agent, payload=dict(payload))
+
+
+def memory_rated(
+    *, agent: str, numbers: list[int], importance: list[int], kinds: list[str]
+) -> EventDraft:
+    """The model's importance of `agent`'s memories `numbers`, replacing provisional ones."""
+    payload = MemoryRatedPayload(numbers=numbers, importance=importance, kinds=kinds)
+    return EventDraft(kind=MEMORY_RATED, agent=agent, payload=dict(payload))

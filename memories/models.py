@@ -36,6 +36,12 @@ class Memory(models.Model):
     created = models.DateTimeField(help_text="sim time")
     last_accessed = models.DateTimeField(help_text="sim time")
     importance = models.PositiveSmallIntegerField()
+    rating_due = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="the step at which the model's rating replaces the provisional importance "
+        "(a rule's estimate); empty once rated",
+    )
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
     depth = models.PositiveSmallIntegerField(
         default=0, help_text="reflection tree depth: 0 for non-reflections"
@@ -66,6 +72,11 @@ class Memory(models.Model):
             # Scale-mode retrieval walks each importance level by last access.
             models.Index(fields=["agent", "importance", "last_accessed"]),
             models.Index(fields=["simulation", "agent"]),
+            models.Index(
+                fields=["agent", "rating_due"],
+                condition=models.Q(rating_due__isnull=False),
+                name="memory_unrated",
+            ),
             HnswIndex(
                 name="memory_embedding_hnsw",
                 fields=["embedding"],

@@ -19,7 +19,7 @@ from django.db.models import OuterRef, Subquery
 
 from world.models import Agent, Event, Simulation
 
-from .events import MEMORY_CREATED, MEMORY_TOUCHED
+from .events import MEMORY_CREATED, MEMORY_RATED, MEMORY_TOUCHED
 from .models import EmbeddingCache, Evidence, Memory
 
 PASSAGE = "passage"
@@ -32,10 +32,17 @@ WHERE m.agent_id = t.agent_id AND m.number = t.number
 """
 
 
+_RATE_SQL = """
+UPDATE memories_memory AS m SET importance = r.importance, rating_due = NULL
+FROM jsonb_to_recordset(%s::jsonb) AS r(agent_id bigint, number int, importance int)
+WHERE m.agent_id = r.agent_id AND m.number = r.number
+"""
+
+
 class MemoryProjection:
     name = "memories"
     order = 20
-    kinds = frozenset({MEMORY_CREATED, MEMORY_TOUCHED})
+    kinds = frozenset({MEMORY_CREATED, MEMORY_TOUCHED, MEMORY_RATED})
     in_log_order = False
 
     def reset(self, simulation: Simulation) -> None:
@@ -58,6 +65,17 @@ class MemoryProjection:
             rows = [{"agent_id": a, "number": n, "at": at} for (a, n), at in touches.items()]
             with connection.cursor() as cursor:
                 cursor.execute(_TOUCH_SQL, [json.dumps(rows)])
+        ratings = [
+            {"agent_id": agent_ids[event.agent], "number": number, "importance": importance}
+            for event in events
+            if event.kind == MEMORY_RATED
+            for number, importance in zip(
+                event.payload["numbers"], event.payload["importance"], strict=True
+            )
+        ]
+        if ratings:
+            with connection.cursor() as cursor:
+                cursor.execute(_RATE_SQL, [json.dumps(ratings)])
 
     def _create(
         self, simulation: Simulation, events: Sequence[Event], agent_ids: dict[str, int]
@@ -113,6 +131,7 @@ class MemoryProjection:
                 created=event.sim_time,
                 last_accessed=event.sim_time,
                 importance=p["importance"],
+                rating_due=p.get("rating_due"),
                 embedding=vectors[p["embedding_hash"]],
                 depth=depth,
                 source=p.get("source", {}),
@@ -147,6 +166,7 @@ class MemoryProjection:
                 "created": m.created.isoformat(),
                 "last_accessed": m.last_accessed.isoformat(),
                 "importance": m.importance,
+                "rating_due": m.rating_due,
                 "depth": m.depth,
                 "embedding": hashlib.sha256(_vector_bytes(m.embedding)).hexdigest(),
                 "evidence": evidence.get(m.pk, []),

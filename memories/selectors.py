@@ -157,3 +157,28 @@ def memory_retrieval(
         exclude_kinds=exclude_kinds,
     )
     return Retrieval(query, mode, weights, agent.recency_decay, now, scored)
+
+
+@dataclass(frozen=True)
+class Unrated:
+    """A memory whose importance is provisional until step `rating_due`."""
+
+    number: int
+    kind: str
+    description: str
+    rating_due: int
+
+
+def memories_unrated(*, agent_ids: Sequence[int]) -> dict[int, list[Unrated]]:
+    """Agent id -> its memories awaiting the model's rating, by due step and number (one
+    read for all; agents with none are left out)."""
+    found: dict[int, list[Unrated]] = {}
+    rows = (
+        Memory.objects.filter(agent_id__in=list(agent_ids), rating_due__isnull=False)
+        .order_by("agent_id", "rating_due", "number")
+        .values_list("agent_id", "number", "kind", "description", "rating_due")
+    )
+    for agent_id, number, kind, description, due in rows:
+        assert due is not None
+        found.setdefault(agent_id, []).append(Unrated(number, kind, description, due))
+    return found

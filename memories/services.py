@@ -28,6 +28,7 @@ class MemoryDraft:
     object: str = ""
     evidence: tuple[int, ...] = field(default_factory=tuple)
     source: dict[str, Any] = field(default_factory=dict)  # {"from": who told it, ...}
+    rating_due: int | None = None  # `importance` is provisional until this step's rating
 
     def __post_init__(self) -> None:
         if not 1 <= self.importance <= 10:
@@ -62,6 +63,7 @@ def memory_event_drafts(
             embedding_model=simulation.embedding_model,
             embedding_hash=text_hash(d.description),
             source=d.source,
+            rating_due=d.rating_due,
         )
         for d in drafts
     ]

@@ -23,6 +23,8 @@ from world.models import Agent, Simulation, Town
 from world.selectors import arena_addresses
 
 if TYPE_CHECKING:
+    from memories.selectors import Unrated
+
     from ..models import Commitment
 
 
@@ -58,16 +60,25 @@ class StepContext:
 
         return commitments_ahead_by_agent(nows={a.pk: self.now for a in self.agents.values()})
 
+    @cached_property
+    def unrated(self) -> dict[int, list[Unrated]]:
+        """Agent id -> its memories awaiting the model's rating (one read for all)."""
+        from memories.selectors import memories_unrated
+
+        return memories_unrated(agent_ids=[a.pk for a in self.agents.values()])
+
     def preload(
         self,
         *,
         object_setters: dict[str, tuple[str, str]],
         commitments_ahead: dict[int, list[Commitment]],
+        unrated: dict[int, list[Unrated]],
     ) -> StepContext:
         """Give the context reads made once for many contexts of the same committed state
         (the engine that runs residents ahead starts many groups at once)."""
         self.__dict__["object_setters"] = object_setters  # what cached_property would store
         self.__dict__["commitments_ahead"] = commitments_ahead
+        self.__dict__["unrated"] = unrated
         return self
 
     @cached_property

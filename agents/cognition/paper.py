@@ -25,6 +25,7 @@ from .mind import Mind
 from .news import intend
 from .perception import is_free, perceive, react, respond_to_objects
 from .planning import plan_day, replan_rest_of_day
+from .ratings import ratings_apply
 from .recall import remember
 from .selectors import commitments_unplanned
 from .sleep import is_sleeping
@@ -38,6 +39,7 @@ class PaperCognition:
 def run(mind: Mind) -> list[EventDraft]:
     """Plan (once a day), heed the inner voice, perceive, respond or react, act, remember."""
     agent = mind.agent
+    ratings_apply(mind)  # the ratings of memories made `importance_delay` steps ago
     if agent.user_controlled:
         # A user moves it (through the API); it perceives and remembers like anyone.
         perceive(mind)

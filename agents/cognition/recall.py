@@ -3,6 +3,7 @@ important, and remembering this step's notes (rated in one `importance_many` cal
 
 from __future__ import annotations
 
+from llm.importance import importance_provisional
 from llm.inputs import agent_identity
 from llm.port import llm_run
 from memories.embeddings import embed_query
@@ -12,6 +13,7 @@ from world.models import Agent
 
 from .mind import Mind
 from .prompts import IMPORTANCE_MANY
+from .ratings import importance_delay
 from .selectors import memory_descriptions_get, memory_important_list
 
 
@@ -57,20 +59,25 @@ def important(mind: Mind, agent: Agent, k: int = 2) -> list[str]:
 
 
 def remember(mind: Mind) -> None:
-    """Rate this step's new memories in one call and emit them (and the touches)."""
+    """Emit this step's new memories (and the touches). Each owner's step rates them
+    `importance_delay` steps later (`ratings`); with no delay, one call rates them now."""
     notes = mind.notes
     if notes:
-        rated = llm_run(
-            task=IMPORTANCE_MANY,
-            inputs={
-                "agent_name": mind.name,
-                "agent_identity": agent_identity(mind.agent),
-                "memories": [f"{i}. {n.description}" for i, n in enumerate(notes, 1)],
-            },
-            simulation=mind.simulation,
-            agent=mind.agent,
-        )
-        scores = (rated.importance + [5] * len(notes))[: len(notes)]
+        delay = importance_delay(mind.simulation)
+        if delay:
+            scores = [importance_provisional(n.description) for n in notes]
+        else:
+            rated = llm_run(
+                task=IMPORTANCE_MANY,
+                inputs={
+                    "agent_name": mind.name,
+                    "agent_identity": agent_identity(mind.agent),
+                    "memories": [f"{i}. {n.description}" for i, n in enumerate(notes, 1)],
+                },
+                simulation=mind.simulation,
+                agent=mind.agent,
+            )
+            scores = (rated.importance + [5] * len(notes))[: len(notes)]
         drafts = [
             MemoryDraft(
                 agent=n.agent,
@@ -81,6 +88,7 @@ def remember(mind: Mind) -> None:
                 predicate=n.spo[1],
                 object=n.spo[2],
                 source=n.source,
+                rating_due=mind.step + 1 + delay if delay else None,  # a log step
             )
             for n, score in zip(notes, scores, strict=True)
         ]

@@ -38,6 +38,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections, connection, transaction
 
+from memories.selectors import memories_unrated
 from memories.services import memories_embed
 from world.eventlog import EventDraft, events_append, events_project
 from world.events import simulation_stepped
@@ -196,13 +197,14 @@ class AheadRun:
                 for r in work.residents
             }
         )
+        unrated = memories_unrated(agent_ids=[a.pk for a in agents.values()])
         for work in works:
             context = StepContext(
                 simulation=self.simulation,
                 town=self.town,
                 step=work.step,
                 agents={r.name: agents[r.name] for r in work.residents},
-            ).preload(object_setters=setters, commitments_ahead=commitments)
+            ).preload(object_setters=setters, commitments_ahead=commitments, unrated=unrated)
             for r in work.residents:
                 work.decisions[r.name] = self.pool.submit(
                     _decide_one, self.cognition, context, r.name

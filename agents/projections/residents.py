@@ -26,12 +26,12 @@ from agents.events import (
     AGENT_THOUGHT_HANDLED,
     AGENT_WHISPERED,
     OBJECT_STATE,
-    PERCEIVED_KINDS,
     REFLECTION_DONE,
     REFLECTION_REQUESTED,
+    importance_counted,
     is_idle,
 )
-from memories.events import MEMORY_CREATED
+from memories.events import MEMORY_CREATED, MEMORY_RATED
 from world.addresses import Address
 from world.models import Agent, Event, Simulation
 
@@ -157,8 +157,11 @@ def _chat_cooldown(agent: Agent, p: dict[str, Any]) -> None:
 
 
 def _observed(agent: Agent, p: dict[str, Any]) -> None:
-    if p["kind"] in PERCEIVED_KINDS:
-        agent.importance_since_reflection += p["importance"]
+    agent.importance_since_reflection += importance_counted(MEMORY_CREATED, p)
+
+
+def _rated(agent: Agent, p: dict[str, Any]) -> None:
+    agent.importance_since_reflection += importance_counted(MEMORY_RATED, p)
 
 
 def _reflection_requested(agent: Agent, p: dict[str, Any]) -> None:
@@ -183,6 +186,7 @@ _STATE_CHANGES = {
     AGENT_THOUGHT_HANDLED: _thought_handled,
     AGENT_CONTROL: _control,
     MEMORY_CREATED: _observed,
+    MEMORY_RATED: _rated,
     REFLECTION_REQUESTED: _reflection_requested,
     REFLECTION_DONE: _reflection_done,
 }
@@ -279,7 +283,10 @@ class AgentProjection:
             for event in events
             if (
                 event.kind in _STATE_CHANGES
-                and (event.kind != MEMORY_CREATED or event.payload["kind"] in PERCEIVED_KINDS)
+                and (
+                    event.kind not in (MEMORY_CREATED, MEMORY_RATED)
+                    or importance_counted(event.kind, event.payload) > 0
+                )
             )
             or _set_by_a_user(event)
         ]

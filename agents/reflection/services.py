@@ -36,10 +36,10 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from agents.events import PERCEIVED_KINDS, REFLECTION_REQUESTED
+from agents.events import REFLECTION_REQUESTED, importance_counted
 from llm.errors import BudgetExhausted
 from llm.port import calls_in_background
-from memories.events import MEMORY_CREATED
+from memories.events import MEMORY_CREATED, MEMORY_RATED
 from memories.models import MemoryKind
 from world.eventlog import EventDraft
 from world.models import Agent, Event, Simulation
@@ -191,8 +191,8 @@ def reflection_due(context: CommitContext, drafts: list[EventDraft]) -> list[Eve
         drafts = [*drafts, *_deliveries(simulation, due)]
     added: Counter[str] = Counter()
     for draft in drafts:
-        if draft.kind == MEMORY_CREATED and draft.payload.get("kind") in PERCEIVED_KINDS:
-            added[draft.agent] += int(draft.payload["importance"])
+        if draft.kind in (MEMORY_CREATED, MEMORY_RATED):
+            added[draft.agent] += importance_counted(draft.kind, draft.payload)
     counted = {a.name: a.importance_since_reflection + added[a.name] for a in agents}
     if "no_reflection" in simulation.config.get("ablations", []):
         return drafts  # the ablation: nobody reflects

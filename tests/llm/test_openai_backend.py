@@ -212,6 +212,27 @@ def test_unsupported_json_schema_steps_down_to_json_mode(openai_llm: FakeOpenAI)
     assert formats == ["json_schema", "json_object", "json_object"]
 
 
+def test_a_step_down_is_remembered_for_the_server_under_its_dialect_only(
+    openai_llm: FakeOpenAI, settings: Any
+) -> None:
+    """Another process told the same server's dialect starts where this one stepped down
+    to; one that finds another dialect by probing (a test told the llama-cpp-python
+    server it was OpenAI's; the town's run probes it) starts at the top of its own."""
+    settings.SMALLVILLE_LLM_DIALECT = "openai"
+    openai_llm.push(error(400), ok({"importance": 5}))
+    assert rate().importance == 5  # stepped down to json_object, and remembered
+    settings.SMALLVILLE_LLM_DIALECT = "auto"  # a new backend: same server, probed
+    openai_llm.models = [{"id": "fake-model", "object": "model", "owned_by": "ollama"}]
+    openai_llm.push(ok({"importance": 3}))
+    assert rate().importance == 3
+    settings.SMALLVILLE_LLM_DIALECT = "openai"
+    settings.SMALLVILLE_LLM_TIMEOUT = 0.6  # a new backend instance, as in another process
+    openai_llm.push(ok({"importance": 4}))
+    assert rate().importance == 4
+    formats = [r["body"].get("response_format", {}).get("type") for r in openai_llm.requests]
+    assert formats == ["json_schema", "json_object", "json_schema", "json_object"]
+
+
 def test_a_500_that_names_the_format_steps_down_and_a_plain_500_is_retried(
     openai_llm: FakeOpenAI,
 ) -> None:

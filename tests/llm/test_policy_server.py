@@ -12,6 +12,7 @@ import json
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
@@ -64,11 +65,18 @@ def _events(simulation: Simulation) -> list[tuple[int, str, str, Any]]:
     return [(e.step, e.kind, e.agent, e.payload) for e in rows.exclude(kind="simulation.created")]
 
 
-def _calls(simulation: Simulation) -> list[tuple[Any, ...]]:
-    """The ledger in order: who asked what, when, and the answer and its tokens."""
-    fields = ["step", "agent_name", "task", "prompt", "output", "error", "fallback"]
+def _calls(simulation: Simulation) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The ledger: who asked what, when, and the answer and its tokens, in order; and the
+    importance ratings, which a served run sends ahead in the background (when is not
+    the same: what is)."""
+    fields = ["agent_name", "task", "prompt", "output", "error", "fallback"]
     fields += ["attempts", "prompt_tokens", "completion_tokens"]
-    return list(ModelCall.objects.filter(simulation=simulation).order_by("id").values_list(*fields))
+    calls = ModelCall.objects.filter(simulation=simulation).order_by("id")
+    ratings = calls.filter(task="importance_many")
+    return (
+        list(calls.exclude(task="importance_many").values_list("step", *fields)),
+        sorted(ratings.values_list(*fields), key=repr),
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -83,9 +91,18 @@ def test_a_morning_through_the_policy_server_is_the_offline_morning(
     assert served.status == offline.status
     assert ModelCall.objects.filter(simulation=served).exclude(backend="openai").count() == 0
     offline_calls, served_calls = _calls(offline), _calls(served)
-    tasks = {task for _, _, task, *_ in offline_calls}
+    tasks = {task for _, _, task, *_ in offline_calls[0]}
     assert {"day_plan", "decompose", "converse_line", "conversation_takeaways"} <= tasks
-    assert served_calls == offline_calls
+    assert offline_calls[1], "no memory was rated"
+    assert served_calls[0] == offline_calls[0]
+    # Every rating the offline run made, and those sent ahead for memories due after the
+    # run's last step (the next run takes them).
+    served_ratings, offline_ratings = (
+        Counter(map(repr, served_calls[1])),
+        Counter(map(repr, offline_calls[1])),
+    )
+    assert offline_ratings - served_ratings == Counter()
+    assert (served_ratings - offline_ratings).total() < offline_ratings.total()
     offline_events, served_events = _events(offline), _events(served)
     kinds = {kind for _, kind, _, _ in offline_events}
     assert {"agent.acting", "agent.day_planned", "conversation.held", "plan.revised"} <= kinds

@@ -223,6 +223,7 @@ def test_memories_are_listed_newest_first(api: APIClient, sim: dict[str, Any]) -
         "created",
         "last_accessed",
         "importance",
+        "rating_due",
         "depth",
         "evidence",
     }

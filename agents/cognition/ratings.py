@@ -1,0 +1,126 @@
+"""Importance ratings off the critical path (issue 20): rated at a fixed later step.
+
+A memory a resident's step makes carries a provisional importance (the lexicon's,
+`importance_provisional`) and `rating_due`: its log step plus the simulation's
+`importance_delay`. At that step the owner's own step rates its memories due, one
+`importance_many` call per due step, and emits `memory.rated`: a fixed step, so replays
+and both engines write the same log, and nobody waits for a rating while it is made.
+
+A model that answers over the network is asked ahead: the first step of a resident that
+sees memories awaiting their rating sends the call in the background, and the due step
+takes that answer when its inputs are the ones it would send (same task, inputs and
+seed: the same answer), or asks itself (another worker, a crash, a new day's identity).
+With a delay of 0 `recall.remember` rates in the step, as the paper does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from itertools import groupby
+from typing import Any
+
+from django.conf import settings
+from django.db import connections
+
+from llm.backends import backend_get
+from llm.inputs import agent_identity
+from llm.port import calls_in_background, fallbacks_collected, fallbacks_record, llm_run
+from memories.events import memory_rated
+from memories.selectors import Unrated
+from world.models import Agent, Simulation
+
+from .mind import Mind
+from .prompts import IMPORTANCE_MANY
+
+_SENT_MAX = 4096  # answers kept for due steps to come; the oldest go first
+
+_Answer = tuple[list[int], list[dict[str, Any]]]  # the scores, and fallbacks of the call
+_sent: OrderedDict[tuple[int, str, int], tuple[dict[str, Any], Future[_Answer]]] = OrderedDict()
+_sent_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def importance_delay(simulation: Simulation) -> int:
+    """Steps between a memory's step and its rating (0 for configs stored before it)."""
+    return int(simulation.config.get("importance_delay", 0))
+
+
+def ratings_apply(mind: Mind) -> None:
+    """Rate the resident's memories due by this step and send ahead the ones to come."""
+    pending = mind.context.unrated.get(mind.agent.pk, [])
+    if not pending:
+        return
+    for due, batch in groupby(pending, key=lambda u: u.rating_due):
+        memories = list(batch)
+        inputs = _inputs(mind.agent, memories)
+        if due <= mind.step + 1:  # this step's events are the log's step + 1
+            scores = _answer(mind.simulation, mind.agent, due, inputs)
+            mind.emit(
+                memory_rated(
+                    agent=mind.name,
+                    numbers=[u.number for u in memories],
+                    importance=scores,
+                    kinds=[u.kind for u in memories],
+                )
+            )
+        elif _asks_ahead():
+            _send(mind.simulation, mind.agent, due, inputs)
+
+
+def _inputs(agent: Agent, memories: list[Unrated]) -> dict[str, Any]:
+    return {
+        "agent_name": agent.name,
+        "agent_identity": agent_identity(agent),
+        "memories": [f"{i}. {u.description}" for i, u in enumerate(memories, 1)],
+    }
+
+
+def _rate(simulation: Simulation, agent: Agent, inputs: dict[str, Any]) -> list[int]:
+    rated = llm_run(task=IMPORTANCE_MANY, inputs=inputs, simulation=simulation, agent=agent)
+    size = len(inputs["memories"])
+    return (rated.importance + [5] * size)[:size]
+
+
+def _answer(simulation: Simulation, agent: Agent, due: int, inputs: dict[str, Any]) -> list[int]:
+    """The rating sent ahead for these inputs, or one asked now."""
+    with _sent_lock:
+        sent = _sent.pop((simulation.pk, agent.name, due), None)
+    if sent is not None and sent[0] == inputs:
+        try:
+            scores, fallbacks = sent[1].result()
+        except Exception:
+            pass
+        else:
+            fallbacks_record(fallbacks)
+            return scores
+    return _rate(simulation, agent, inputs)
+
+
+def _asks_ahead() -> bool:
+    """Only a model that answers over the network is worth asking ahead."""
+    return backend_get().name != "offline"
+
+
+def _send(simulation: Simulation, agent: Agent, due: int, inputs: dict[str, Any]) -> None:
+    global _pool
+    key = (simulation.pk, agent.name, due)
+    with _sent_lock:
+        if key in _sent:
+            return
+        if _pool is None:
+            workers = int(getattr(settings, "SMALLVILLE_LLM_CONCURRENCY", 0) or 8)
+            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rating")
+        _sent[key] = (inputs, _pool.submit(_rate_in_background, simulation, agent, inputs))
+        while len(_sent) > _SENT_MAX:
+            _sent.popitem(last=False)
+
+
+def _rate_in_background(simulation: Simulation, agent: Agent, inputs: dict[str, Any]) -> _Answer:
+    try:
+        with calls_in_background(), fallbacks_collected() as fallbacks:
+            scores = _rate(simulation, agent, inputs)
+        return scores, fallbacks
+    finally:
+        connections.close_all()  # this thread's own connections
