@@ -4,6 +4,7 @@ listener; its summary, the memories both keep, and the cooldowns after it."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from llm.inputs import agent_identity
 from llm.port import llm_run
@@ -15,10 +16,11 @@ from ..events import agent_acting, agent_chat_cooldown, conversation_held, plan_
 from ..payloads import ConversationLine
 from . import StepContext
 from .mind import Mind, Note
-from .news import relationship_with, takeaways_after
+from .news import relationship_with, takeaways_ask, takeaways_keep
 from .planning import summary
 from .prompts import CONVERSATION_SUMMARY, CONVERSE_LINE, Line
 from .recall import important, remember, statements
+from .together import together
 
 MAX_ROUNDS = 8  # a conversation ends by decision or after 8 rounds
 COOLDOWN_MINUTES = 60  # the same pair does not talk again within a sim hour
@@ -33,12 +35,12 @@ def converse(mind: Mind, other: Agent) -> None:
     lines: list[ConversationLine] = []
     speakers = [(mind.agent, other), (other, mind.agent)]
     summaries = {name: summary(mind), other.name: other.summary or agent_identity(other)}
-    bonds: dict[str, str] = {}  # each speaker's latest relationship summary
+    # How each stands with the other: both asked at once, each once (`relationship_with`).
+    together(*(partial(relationship_with, mind, a, b) for a, b in speakers))
     done = False
     for _ in range(MAX_ROUNDS):
         for speaker, listener in speakers:
             bond = relationship_with(mind, speaker, listener)
-            bonds[speaker.name] = bond
             result = line(mind, speaker, listener, lines, place, summaries[speaker.name], bond)
             lines.append(ConversationLine(speaker=speaker.name, text=result.line))
             if result.end:
@@ -46,16 +48,32 @@ def converse(mind: Mind, other: Agent) -> None:
                 break
         if done:
             break
-    gist = llm_run(
-        task=CONVERSATION_SUMMARY,
-        inputs={
-            "participants": f"{name} and {other.name}",
-            "place": place,
-            "dialogue": [f"{line['speaker']}: {line['text']}" for line in lines],
-        },
-        simulation=mind.simulation,
-        agent=mind.agent,
-    ).summary
+    # The summary and what each takes away read only the lines: asked at once.
+    summarized, *taken = together(
+        partial(
+            llm_run,
+            task=CONVERSATION_SUMMARY,
+            inputs={
+                "participants": f"{name} and {other.name}",
+                "place": place,
+                "dialogue": [f"{line['speaker']}: {line['text']}" for line in lines],
+            },
+            simulation=mind.simulation,
+            agent=mind.agent,
+        ),
+        *(
+            partial(
+                takeaways_ask,
+                mind,
+                me=me,
+                partner=partner,
+                lines=lines,
+                relationship=relationship_with(mind, me, partner),
+            )
+            for me, partner in speakers
+        ),
+    )
+    gist = summarized.summary
     # Every event of the conversation names its initiator, so the commit can drop it whole.
     tag = name
     mind.emit(
@@ -69,7 +87,7 @@ def converse(mind: Mind, other: Agent) -> None:
         )
     )
     end_step = mind.step + max(2, len(lines))
-    for me, partner in ((mind.agent, other), (other, mind.agent)):
+    for (me, partner), takeaways in zip(speakers, taken, strict=True):
         spo = (me.name, "talked with", partner.name)
         mind.notes.append(Note(me.name, MemoryKind.CONVERSATION, gist, spo, tag))
         mind.emit(
@@ -91,10 +109,7 @@ def converse(mind: Mind, other: Agent) -> None:
             mind.emit(
                 agent_chat_cooldown(agent=me.name, partner=who, until_step=until, conversation=tag)
             )
-        relationship = bonds.get(me.name) or relationship_with(mind, me, partner)
-        takeaways_after(
-            mind, me=me, partner=partner, lines=lines, relationship=relationship, tag=tag
-        )
+        takeaways_keep(mind, me=me, partner=partner, result=takeaways, tag=tag)
 
 
 def line(

@@ -55,6 +55,9 @@ class Mind:
     blocks: list[Block] | None = None  # today's hour blocks, when planned this step
     thought: str = ""  # what the inner voice said, for the decomposition
     news: dict[str, list[str]] = field(default_factory=dict)  # agent -> its important memories
+    # (agent, other) -> how agent stands with other: asked once a step, since what it reads
+    # (the committed memories, the other's action) stays the same all step
+    bonds: dict[tuple[str, str], str] = field(default_factory=dict)
     sightings: list[Sighting] = field(default_factory=list)
 
     @property

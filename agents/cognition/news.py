@@ -15,7 +15,7 @@ from ..events import agent_committed
 from ..payloads import ConversationLine
 from .mind import Mind, Note
 from .places import KnownPlaces
-from .prompts import INTENTION, RELATIONSHIP, TAKEAWAYS, CommitmentOut
+from .prompts import INTENTION, RELATIONSHIP, TAKEAWAYS, CommitmentOut, Takeaways
 from .recall import statements
 from .selectors import commitment_exists
 
@@ -24,7 +24,10 @@ COMMITMENT_HORIZON = timedelta(days=7)  # nobody plans further ahead than a week
 
 def relationship_with(mind: Mind, agent: Agent, other: Agent) -> str:
     """How `agent` stands with `other`: the paper's two retrievals (the relationship, and
-    what the other is doing), summed up in one call."""
+    what the other is doing), summed up in one call; once a step (a conversation asks at
+    every line, and the answer to the same inputs is the same)."""
+    if (agent.name, other.name) in mind.bonds:
+        return mind.bonds[(agent.name, other.name)]
     found = statements(
         mind,
         agent,
@@ -33,7 +36,7 @@ def relationship_with(mind: Mind, agent: Agent, other: Agent) -> str:
         k=4,
         skip=("plan",),  # the items of its own day say nothing of how they stand
     )
-    return llm_run(
+    bond = llm_run(
         task=RELATIONSHIP,
         inputs={
             "agent_name": agent.name,
@@ -43,22 +46,21 @@ def relationship_with(mind: Mind, agent: Agent, other: Agent) -> str:
         simulation=mind.simulation,
         agent=agent,
     ).summary
+    mind.bonds[(agent.name, other.name)] = bond
+    return bond
 
 
-def takeaways_after(
+def takeaways_ask(
     mind: Mind,
     *,
     me: Agent,
     partner: Agent,
     lines: list[ConversationLine],
     relationship: str,
-    tag: str,
-) -> None:
-    """After a conversation, `me` keeps a memo of the news it heard (saying who told it)
-    and a planning thought (thought memories pointing at the conversation), and commits
-    to a time and place when it means to go."""
+) -> Takeaways:
+    """What `me` takes away from a conversation with `partner` (one call)."""
     places = KnownPlaces(me, mind.context.town)
-    result = llm_run(
+    return llm_run(
         task=TAKEAWAYS,
         inputs={
             "agent_name": me.name,
@@ -73,6 +75,12 @@ def takeaways_after(
         simulation=mind.simulation,
         agent=me,
     )
+
+
+def takeaways_keep(mind: Mind, *, me: Agent, partner: Agent, result: Takeaways, tag: str) -> None:
+    """After a conversation, `me` keeps a memo of the news it heard (saying who told it)
+    and a planning thought (thought memories pointing at the conversation), and commits
+    to a time and place when it means to go."""
     source: dict[str, object] = {"from": partner.name, "conversation": tag, "step": mind.step}
     if result.memo:
         spo = (me.name, "heard from", partner.name)

@@ -180,7 +180,8 @@ def test_no_reflection_stops_reflections(user: User, ablated: bool) -> None:
     simulation = _new(
         user, datetime(2023, 2, 13, 9, 0, tzinfo=UTC), ablations=ablations, reflection_threshold=5
     )
-    engine.simulation_run_inline(simulation=simulation, steps=30)
+    # Past the first ratings (30 steps after the first memories), which count toward it.
+    engine.simulation_run_inline(simulation=simulation, steps=45)
     requested = simulation.events.filter(kind="reflection.requested").count()
     assert (requested == 0) == ablated, requested
 

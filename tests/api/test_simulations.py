@@ -17,6 +17,7 @@ DEFAULT_CONFIG = {
     "cognition": "paper",
     "ablations": [],
     "reflection_threshold": None,
+    "importance_delay": 30,
     "retrieval_weights": "paper",
 }
 

@@ -66,15 +66,16 @@ def _events(simulation: Simulation) -> list[tuple[int, str, str, Any]]:
 
 
 def _calls(simulation: Simulation) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """The ledger: who asked what, when, and the answer and its tokens, in order; and the
-    importance ratings, which a served run sends ahead in the background (when is not
-    the same: what is)."""
+    """The ledger: who asked what, when, and the answer and its tokens, step by step (calls
+    of a step that do not wait on each other are made at once: their order within the
+    step is not the same, what they are is); and the importance ratings, which a served
+    run sends ahead in the background."""
     fields = ["agent_name", "task", "prompt", "output", "error", "fallback"]
     fields += ["attempts", "prompt_tokens", "completion_tokens"]
     calls = ModelCall.objects.filter(simulation=simulation).order_by("id")
     ratings = calls.filter(task="importance_many")
     return (
-        list(calls.exclude(task="importance_many").values_list("step", *fields)),
+        sorted(calls.exclude(task="importance_many").values_list("step", *fields), key=repr),
         sorted(ratings.values_list(*fields), key=repr),
     )
 
@@ -232,3 +233,29 @@ def test_the_command_refuses_a_bad_latency() -> None:
 
     with pytest.raises(CommandError, match="lognormal:MEAN:P95"):
         call_command("policy_server", "--port", "0", "--latency", "slow")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_conversations_independent_calls_wait_together(user: User, settings: Any) -> None:
+    """How each speaker stands with the other is asked once each, both at once; the
+    summary and both speakers' takeaways are asked at once after the last line."""
+    simulation = simulation_create_from_base(
+        owner=user, base=N3, seed=7, start_time=MORNING, config={"cognition": "paper"}
+    )
+    with PolicyServer(latency="fixed:0.25") as server:
+        _point_at(settings, server)
+        talk(simulation, ISABELLA, MARIA)
+    calls = ModelCall.objects.filter(simulation=simulation)
+    assert calls.filter(task="converse_line").count() >= 2  # however many lines ...
+    assert calls.filter(task="relationship").count() == 2  # ... each speaker asks once
+
+    def at_once(tasks: list[str], count: int) -> None:
+        spans = [
+            (call.created_at, call.finished_at or call.created_at)
+            for call in calls.filter(task__in=tasks)
+        ]
+        assert len(spans) == count
+        assert max(start for start, _ in spans) < min(end for _, end in spans), spans
+
+    at_once(["relationship"], 2)
+    at_once(["conversation_summary", "conversation_takeaways"], 3)
