@@ -34,7 +34,7 @@ from world.models import Agent, Simulation
 from .mind import Mind
 from .prompts import IMPORTANCE_MANY
 
-_SENT_MAX = 4096  # answers kept for due steps to come; the oldest go first
+_SENT_MAX = 16_384  # answers kept for due steps to come; the oldest go first
 
 _Answer = tuple[list[int], list[dict[str, Any]]]  # the scores, and fallbacks of the call
 _sent: OrderedDict[tuple[int, str, int], tuple[dict[str, Any], Future[_Answer]]] = OrderedDict()
@@ -110,7 +110,9 @@ def _send(simulation: Simulation, agent: Agent, due: int, inputs: dict[str, Any]
         if key in _sent:
             return
         if _pool is None:
-            workers = int(getattr(settings, "SMALLVILLE_LLM_CONCURRENCY", 0) or 8)
+            # As many as the engine keeps in flight, or the model server's slots.
+            slots = int(settings.SMALLVILLE_LLM_CONCURRENCY or 0)
+            workers = slots or max(8, int(settings.SMALLVILLE_CALLS_IN_FLIGHT))
             _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rating")
         _sent[key] = (inputs, _pool.submit(_rate_in_background, simulation, agent, inputs))
         while len(_sent) > _SENT_MAX:
