@@ -34,7 +34,8 @@ MODEL_BOUNDS = {
     "SMALLVILLE_LLM_MAX_RETRIES": "0",
     "SMALLVILLE_LLM_MAX_REASKS": "0",
 }
-STEPS = 30  # each run: 5 sim minutes; the first step plans the residents' day
+STEPS = 45  # each run: 7.5 sim minutes: the day planned in the first step, and the first
+# memories rated (importance_delay 30), so a kill meets ratings sent ahead too
 # Measured recoveries, for the summary at the end of the run: (scenario, seconds).
 RECOVERIES: list[tuple[str, float]] = []
 
