@@ -155,6 +155,12 @@ def backend_get(config: LLMConfig | None = None) -> Backend:
     return _backend_for(config or LLMConfig.from_settings())
 
 
+def backend_is_remote() -> bool:
+    """Whether the configured backend answers over the network, so calls are worth making
+    ahead or at once (the offline one answers in microseconds)."""
+    return backend_get().name != "offline"
+
+
 @lru_cache(maxsize=8)
 def _backend_for(config: LLMConfig) -> Backend:
     if config.backend == "offline":

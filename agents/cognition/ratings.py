@@ -24,7 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connections
 
-from llm.backends import backend_get
+from llm.backends import backend_is_remote
 from llm.inputs import agent_identity
 from llm.port import calls_in_background, fallbacks_collected, fallbacks_record, llm_run
 from memories.events import memory_rated
@@ -52,10 +52,11 @@ def ratings_apply(mind: Mind) -> None:
     pending = mind.context.unrated.get(mind.agent.pk, [])
     if not pending:
         return
+    ahead = backend_is_remote()
     for due, batch in groupby(pending, key=lambda u: u.rating_due):
         memories = list(batch)
-        inputs = _inputs(mind.agent, memories)
         if due <= mind.step + 1:  # this step's events are the log's step + 1
+            inputs = _inputs(mind.agent, [u.description for u in memories])
             scores = _answer(mind.simulation, mind.agent, due, inputs)
             mind.emit(
                 memory_rated(
@@ -65,15 +66,23 @@ def ratings_apply(mind: Mind) -> None:
                     kinds=[u.kind for u in memories],
                 )
             )
-        elif _asks_ahead():
-            _send(mind.simulation, mind.agent, due, inputs)
+        elif ahead:
+            _send(mind.simulation, mind.agent, due, memories)
 
 
-def _inputs(agent: Agent, memories: list[Unrated]) -> dict[str, Any]:
+def importance_rate_many(
+    simulation: Simulation, agent: Agent, descriptions: list[str]
+) -> list[int]:
+    """`agent`'s importance of each memory, in one `importance_many` call (a middling 5
+    for any the model leaves out)."""
+    return _rate(simulation, agent, _inputs(agent, descriptions))
+
+
+def _inputs(agent: Agent, descriptions: list[str]) -> dict[str, Any]:
     return {
         "agent_name": agent.name,
         "agent_identity": agent_identity(agent),
-        "memories": [f"{i}. {u.description}" for i, u in enumerate(memories, 1)],
+        "memories": [f"{i}. {d}" for i, d in enumerate(descriptions, 1)],
     }
 
 
@@ -98,17 +107,14 @@ def _answer(simulation: Simulation, agent: Agent, due: int, inputs: dict[str, An
     return _rate(simulation, agent, inputs)
 
 
-def _asks_ahead() -> bool:
-    """Only a model that answers over the network is worth asking ahead."""
-    return backend_get().name != "offline"
-
-
-def _send(simulation: Simulation, agent: Agent, due: int, inputs: dict[str, Any]) -> None:
+def _send(simulation: Simulation, agent: Agent, due: int, memories: list[Unrated]) -> None:
+    """Send the rating due at `due` in the background, unless it is sent already."""
     global _pool
     key = (simulation.pk, agent.name, due)
     with _sent_lock:
         if key in _sent:
             return
+        inputs = _inputs(agent, [u.description for u in memories])
         if _pool is None:
             # As many as the engine keeps in flight, or the model server's slots.
             slots = int(settings.SMALLVILLE_LLM_CONCURRENCY or 0)

@@ -4,16 +4,13 @@ important, and remembering this step's notes (rated in one `importance_many` cal
 from __future__ import annotations
 
 from llm.importance import importance_provisional
-from llm.inputs import agent_identity
-from llm.port import llm_run
 from memories.embeddings import embed_query
 from memories.retrieval import memories_retrieve, weights_for
 from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
 from world.models import Agent
 
 from .mind import Mind
-from .prompts import IMPORTANCE_MANY
-from .ratings import importance_delay
+from .ratings import importance_delay, importance_rate_many
 from .selectors import memory_descriptions_get, memory_important_list
 
 
@@ -64,20 +61,11 @@ def remember(mind: Mind) -> None:
     notes = mind.notes
     if notes:
         delay = importance_delay(mind.simulation)
+        descriptions = [n.description for n in notes]
         if delay:
-            scores = [importance_provisional(n.description) for n in notes]
+            scores = [importance_provisional(d) for d in descriptions]
         else:
-            rated = llm_run(
-                task=IMPORTANCE_MANY,
-                inputs={
-                    "agent_name": mind.name,
-                    "agent_identity": agent_identity(mind.agent),
-                    "memories": [f"{i}. {n.description}" for i, n in enumerate(notes, 1)],
-                },
-                simulation=mind.simulation,
-                agent=mind.agent,
-            )
-            scores = (rated.importance + [5] * len(notes))[: len(notes)]
+            scores = importance_rate_many(mind.simulation, mind.agent, descriptions)
         drafts = [
             MemoryDraft(
                 agent=n.agent,

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import connection, connections
 
-from llm.backends import backend_get
+from llm.backends import backend_is_remote
 
 _pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="together")
 
@@ -24,7 +24,7 @@ def together(*calls: Callable[[], Any]) -> list[Any]:
     """Each call's result, in order; made at once when a model behind the network answers
     them (offline they cost microseconds, and inside a transaction, a test's, another
     connection would not see its rows: then one after another)."""
-    if len(calls) < 2 or backend_get().name == "offline" or connection.in_atomic_block:
+    if len(calls) < 2 or not backend_is_remote() or connection.in_atomic_block:
         return [call() for call in calls]
     futures: list[Future[Any]] = [
         _pool.submit(_in_thread, contextvars.copy_context(), call) for call in calls[1:]

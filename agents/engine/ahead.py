@@ -449,8 +449,16 @@ def groups_commit(
         for step, _, staged in applied:
             if step < lowest:
                 fresh[step] += staged
-        while simulation.step < lowest:
-            _log_write(simulation, simulation.step, fresh.get(simulation.step, []))
+        if simulation.step < lowest:
+            # Every step the log catches up on, its staged commits read in one go.
+            commits: dict[int, list[StagedCommit]] = defaultdict(list)
+            for commit in StagedCommit.objects.filter(
+                simulation=simulation, step__gte=simulation.step, step__lt=lowest
+            ):
+                commits[commit.step].append(commit)
+            while simulation.step < lowest:
+                step = simulation.step
+                _log_write(simulation, step, fresh.get(step, []), commits.get(step, []))
     jobs = [work.job_id for work in recorder.sent if isinstance(work, Reflect)]
     return Committed(tiles=tiles, jobs=jobs, waiting=waiting)
 
@@ -508,11 +516,17 @@ def log_write_step(*, simulation_id: int, step: int) -> bool:
     return True
 
 
-def _log_write(simulation: Simulation, step: int, fresh: Sequence[dict[str, Any]] = ()) -> None:
-    """Append step `step`'s events (those staged, and `fresh` ones of this transaction)
-    in the barrier's order, and `simulation.stepped` (the simulation's row is locked);
-    ends the run at its target."""
-    commits = list(StagedCommit.objects.filter(simulation=simulation, step=step))
+def _log_write(
+    simulation: Simulation,
+    step: int,
+    fresh: Sequence[dict[str, Any]] = (),
+    commits: list[StagedCommit] | None = None,
+) -> None:
+    """Append step `step`'s events (those staged: `commits` when read already, and
+    `fresh` ones of this transaction) in the barrier's order, and `simulation.stepped`
+    (the simulation's row is locked); ends the run at its target."""
+    if commits is None:
+        commits = list(StagedCommit.objects.filter(simulation=simulation, step=step))
     staged = [e for c in commits for e in c.events] + list(fresh)
     staged.sort(key=lambda e: tuple(e["key"]))  # stable: each decider's own order
     drafts = [EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"]) for e in staged]

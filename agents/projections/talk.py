@@ -30,25 +30,15 @@ class TalkProjection:
         Interview.objects.filter(simulation=simulation).delete()
 
     def apply(self, simulation: Simulation, events: Sequence[Event]) -> None:
-        for event in events:
-            if event.kind == INTERVIEW_ANSWERED:
-                p = event.payload
-                Interview.objects.create(
+        """Numbered on from each table's count, read once for the batch."""
+        held = [e for e in events if e.kind == CONVERSATION_HELD]
+        answered = [e for e in events if e.kind == INTERVIEW_ANSWERED]
+        if held:
+            first = Conversation.objects.filter(simulation=simulation).count() + 1
+            Conversation.objects.bulk_create(
+                Conversation(
                     simulation=simulation,
-                    agent=Agent.objects.get(simulation=simulation, name=event.agent),
-                    number=Interview.objects.filter(simulation=simulation).count() + 1,
-                    session=p["session"],
-                    persona=p["persona"],
-                    question=p["question"],
-                    answer=p["answer"],
-                    remembered=p.get("remembered", False),
-                    step=event.step,
-                    sim_time=event.sim_time,
-                )
-            else:
-                Conversation.objects.create(
-                    simulation=simulation,
-                    number=Conversation.objects.filter(simulation=simulation).count() + 1,
+                    number=number,
                     participants=event.payload["participants"],
                     lines=event.payload["lines"],
                     summary=event.payload.get("summary", ""),
@@ -56,6 +46,30 @@ class TalkProjection:
                     step=event.step,
                     started=event.sim_time,
                 )
+                for number, event in enumerate(held, first)
+            )
+        if answered:
+            first = Interview.objects.filter(simulation=simulation).count() + 1
+            agent_ids = dict(
+                Agent.objects.filter(
+                    simulation=simulation, name__in={e.agent for e in answered}
+                ).values_list("name", "pk")
+            )
+            Interview.objects.bulk_create(
+                Interview(
+                    simulation=simulation,
+                    agent_id=agent_ids[event.agent],
+                    number=number,
+                    session=event.payload["session"],
+                    persona=event.payload["persona"],
+                    question=event.payload["question"],
+                    answer=event.payload["answer"],
+                    remembered=event.payload.get("remembered", False),
+                    step=event.step,
+                    sim_time=event.sim_time,
+                )
+                for number, event in enumerate(answered, first)
+            )
 
     def snapshot(self, simulation: Simulation) -> Any:
         conversations = list(
