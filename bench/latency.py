@@ -26,16 +26,18 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
 
 from agents.engine import simulation_run_inline
+from agents.events import AGENT_CREATED, AGENT_MOVED
 from agents.services import simulation_create_from_base
 from bench.engine import copies_add
 from bench.machine import stamp
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
-from world.models import Simulation
+from world.models import Event, Simulation
 
 N25 = "base_the_ville_n25"
 MIDNIGHT = datetime(2023, 2, 13, 0, 0, tzinfo=UTC)
@@ -126,6 +128,51 @@ def resident_bound(calls: list[dict[str, Any]]) -> int:
     return max(per_resident.values(), default=0)
 
 
+def dependency_bound(
+    calls: list[dict[str, Any]],
+    names: list[str],
+    tiles: dict[int, list[tuple[str, int, int]]],
+    *,
+    reach: int,
+    steps: int,
+) -> int:
+    """The longest chain of calls through residents that could perceive each other: per
+    step, a resident's chain starts when its own previous step and those of every resident
+    within `reach` tiles (Chebyshev) of it are done, and adds its calls of the step. What a
+    scheduler that knew where everyone will stand must still wait for; it lies between the
+    resident bound (nobody waits on anyone) and the chain bound (everyone waits on all).
+    `tiles`: per step, the (name, x, y) where residents stand from that step on."""
+    index = {name: i for i, name in enumerate(names)}
+    cost: dict[int, np.ndarray] = {}
+    for call in calls:
+        row = cost.setdefault(call["step"], np.zeros(len(names)))
+        row[index[call["agent_name"]]] += 1
+    where = np.zeros((len(names), 2), dtype=np.int64)
+    done = np.zeros(len(names))
+    for step in range(steps + 1):
+        for name, x, y in tiles.get(step, ()):
+            where[index[name]] = (x, y)
+        apart = np.abs(where[:, None, :] - where[None, :, :]).max(axis=2)
+        done = np.where(apart <= reach, done[None, :], 0.0).max(axis=1)
+        if step in cost:
+            done = done + cost[step]
+    return int(done.max(initial=0))
+
+
+def tiles_by_step(simulation: Simulation) -> dict[int, list[tuple[str, int, int]]]:
+    """Where residents stand: per step of the log, the (name, x, y) of those placed or moved
+    (the state a step decides from is the log up to it)."""
+    found: dict[int, list[tuple[str, int, int]]] = defaultdict(list)
+    rows = (
+        Event.objects.filter(simulation=simulation, kind__in=(AGENT_CREATED, AGENT_MOVED))
+        .order_by("seq")
+        .values_list("step", "agent", "payload__tile")
+    )
+    for step, name, tile in rows.iterator(chunk_size=20_000):
+        found[step].append((name, tile[0], tile[1]))
+    return found
+
+
 def _ratio(wall: float, bound: float) -> float | None:
     return round(wall / bound, 2) if bound else None  # no bound at zero latency
 
@@ -170,6 +217,14 @@ def main(argv: list[str] | None = None) -> None:
     critical = [c for c in calls if c["priority"] == 0]
     chains = chain_bound(critical)
     busiest = resident_bound(critical)
+    vision = max(simulation.agents.values_list("vision_radius", flat=True))
+    dependent = dependency_bound(
+        critical,
+        list(simulation.agents.order_by("name").values_list("name", flat=True)),
+        tiles_by_step(simulation),
+        reach=vision,
+        steps=simulation.step,
+    )
     per_call = server.latency.mean
     report = {
         **stamp(),
@@ -197,6 +252,11 @@ def main(argv: list[str] | None = None) -> None:
         "wall_over_chain_bound": _ratio(elapsed, chains * per_call),
         # The busiest resident's calls one after another: what an engine that lets
         # residents run ahead of each other (and costs nothing) must wait for.
+        # Through residents within sight of each other (where they stood in the log): what
+        # a scheduler that knew who will perceive whom must wait for.
+        "dependency_bound_calls": dependent,
+        "dependency_bound_seconds": round(dependent * per_call, 1),
+        "wall_over_dependency_bound": _ratio(elapsed, dependent * per_call),
         "resident_bound_calls": busiest,
         "resident_bound_seconds": round(busiest * per_call, 1),
         "wall_over_resident_bound": _ratio(elapsed, busiest * per_call),

@@ -21,6 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
@@ -215,6 +216,7 @@ def _embed(texts: list[str], kind: str, simulation: Simulation | None) -> Vector
     )
     missing = [text for text in dict.fromkeys(texts) if hashes[text] not in found]
     if missing:
+        _ahead_settle()
         fresh = _vectors(embedder, missing, kind, simulation)
         EmbeddingCache.objects.bulk_create(
             [
@@ -229,16 +231,22 @@ def _embed(texts: list[str], kind: str, simulation: Simulation | None) -> Vector
 
 
 # Vectors this process computed, so a text the database lost (a rolled-back transaction,
-# a new test database) is stored again without running the model again.
+# a new test database) is stored again without running the model again, and passages
+# embedded ahead (below) are found without running it twice.
 _MEMO_SIZE = 20_000
 _memo: OrderedDict[tuple[str, str, str], Vectors] = OrderedDict()
+_memo_lock = threading.Lock()
 
 
 def _vectors(
     embedder: Embedder, texts: list[str], kind: str, simulation: Simulation | None
 ) -> list[Vectors]:
     keys = [(embedder.name, kind, text) for text in texts]
-    todo = [text for key, text in zip(keys, texts, strict=True) if key not in _memo]
+    with _memo_lock:
+        known = {key: _memo[key] for key in keys if key in _memo}
+    todo = list(
+        dict.fromkeys(text for key, text in zip(keys, texts, strict=True) if key not in known)
+    )
     if todo:
         fresh = np.concatenate(
             [
@@ -246,15 +254,53 @@ def _vectors(
                 for i in range(0, len(todo), _BATCH)
             ]
         )
-        for text, vector in zip(todo, fresh, strict=True):
-            _memo[(embedder.name, kind, text)] = vector
-    result = []
-    for key in keys:
-        _memo.move_to_end(key)
-        result.append(_memo[key])
-    while len(_memo) > _MEMO_SIZE:
-        _memo.popitem(last=False)
-    return result
+        known.update(
+            ((embedder.name, kind, text), vector) for text, vector in zip(todo, fresh, strict=True)
+        )
+    with _memo_lock:
+        for key in keys:
+            _memo[key] = known[key]
+            _memo.move_to_end(key)
+        while len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
+    return [known[key] for key in keys]
+
+
+# Passages embedded in the background while a step still waits on the model (one thread:
+# the engine computes one batch at a time). Only the process memo is written there, never
+# the database, so nothing depends on the step's transaction.
+_ahead_pool: ThreadPoolExecutor | None = None
+_ahead: set[Future[Any]] = set()
+_ahead_lock = threading.Lock()
+
+
+def passages_embed_ahead(texts: Sequence[str]) -> None:
+    """Start computing these passages' vectors now (an in-process embedder only: a billed
+    one's requests belong in a simulation's ledger), so the `embed_passages` of the step
+    that stores them finds them computed. The vectors are the same either way."""
+    global _ahead_pool
+    embedder = embedder_get()
+    if embedder.billed or not texts:
+        return
+    with _ahead_lock:
+        if _ahead_pool is None:
+            _ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-ahead")
+        future = _ahead_pool.submit(_vectors, embedder, list(texts), PASSAGE, None)
+        _ahead.add(future)
+    future.add_done_callback(_ahead_done)
+
+
+def _ahead_done(future: Future[Any]) -> None:
+    with _ahead_lock:
+        _ahead.discard(future)
+
+
+def _ahead_settle() -> None:
+    """Wait for the passages being embedded ahead, so none is computed twice. A failure
+    there is left for the caller's own attempt to meet."""
+    with _ahead_lock:
+        pending = list(_ahead)
+    wait(pending)
 
 
 EMBEDDING_TASK = "embedding"

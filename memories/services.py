@@ -10,7 +10,13 @@ from typing import Any
 from world.eventlog import EventDraft, events_append
 from world.models import Event, Simulation
 
-from .embeddings import embed_passages, embedder_get, embedding_model_claim, text_hash
+from .embeddings import (
+    embed_passages,
+    embedder_get,
+    embedding_model_claim,
+    passages_embed_ahead,
+    text_hash,
+)
 from .events import MEMORY_CREATED, memory_created, memory_touched
 from .models import MemoryKind
 
@@ -74,6 +80,14 @@ def memories_embed(*, simulation: Simulation, events: Sequence[EventDraft]) -> N
     texts = [e.payload["description"] for e in events if e.kind == MEMORY_CREATED]
     if texts:
         embed_passages(texts=texts, simulation=simulation)
+
+
+def memories_embed_ahead(*, events: Sequence[EventDraft]) -> None:
+    """Start embedding these `memory.created` events' descriptions in the background, while
+    the step they belong to still waits on the model (see `passages_embed_ahead`)."""
+    texts = [e.payload["description"] for e in events if e.kind == MEMORY_CREATED]
+    if texts:
+        passages_embed_ahead(texts)
 
 
 def memory_touch_drafts(*, agent: str, numbers: Iterable[int], at: datetime) -> list[EventDraft]:

@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.db import close_old_connections
 
 from llm.port import fallbacks_collected
-from memories.services import memories_embed
+from memories.services import memories_embed, memories_embed_ahead
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation, SimulationStatus
 from world.selectors import town_cached
@@ -228,6 +228,9 @@ def _decide_one(
         for draft in drafts if fallbacks else []:
             # The events say which of their calls took the task's fail-safe answer.
             draft.payload["fallbacks"] = fallbacks
+        if _agent_threads() > 1:
+            # Others still wait on the model: embed this one's memories meanwhile.
+            memories_embed_ahead(events=drafts)
         return name, drafts
     except Exception as exc:
         if threading.current_thread() is not threading.main_thread():

