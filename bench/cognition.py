@@ -29,7 +29,7 @@ from django.db.models import Count, Max, Sum
 from agents.engine import simulation_run, simulation_run_inline
 from agents.services import simulation_create_from_base
 from agents.workerproc import private_worker
-from bench.latency import chain_bound
+from bench.latency import chain_bound, decision_chains
 from bench.machine import stamp
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
@@ -178,7 +178,7 @@ def _waits(calls: list[dict[str, Any]], elapsed: float) -> dict[str, Any]:
         "steps_with_calls": len(by_step),
         "waiting_for_the_model_seconds": round(waiting, 1),
         "engine_seconds": round(elapsed - waiting, 1),
-        "longest_chains_calls": chain_bound(calls),
+        "longest_chains_calls": chain_bound(decision_chains(calls)),
     }
 
 

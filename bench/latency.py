@@ -21,9 +21,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
+import subprocess
+import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,8 +41,9 @@ from agents.events import AGENT_CREATED, AGENT_MOVED
 from agents.services import simulation_create_from_base
 from bench.engine import copies_add
 from bench.machine import stamp
+from llm.ahead import ahead_counts
 from llm.models import ModelCall
-from llm.policy_server import PolicyServer
+from llm.policy_server import Latency, client_settings
 from world.models import Event, Simulation
 
 N25 = "base_the_ville_n25"
@@ -44,9 +51,29 @@ MIDNIGHT = datetime(2023, 2, 13, 0, 0, tzinfo=UTC)
 SAMPLE = 0.05  # seconds between samples of the calls in flight
 
 
+@contextmanager
+def policy_server_process(latency: str, slots: int) -> Iterator[dict[str, object]]:
+    """`manage.py policy_server` in a process of its own, as a model server is: its
+    answers and HTTP cost this process nothing. Yields the settings that point at it."""
+    command = [sys.executable, "manage.py", "policy_server", "--port", "0"]
+    command += ["--latency", latency, "--slots", str(slots)]
+    here = Path(__file__).resolve().parent.parent
+    process = subprocess.Popen(command, cwd=here, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        found = re.search(r" at (http://\S+/v1) ", first)
+        if found is None:
+            raise RuntimeError(f"the policy server did not start: {first!r}")
+        yield client_settings(found.group(1))
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
 def run(
     owner: User,
-    server: PolicyServer,
+    server: dict[str, object],
     hours: float,
     engine: str,
     base: str = N25,
@@ -59,7 +86,7 @@ def run(
         owner=owner,
         base=base,
         seed=5,
-        name=f"bench latency {server.latency.spec}",
+        name="bench latency",
         config={"cognition": "paper"}
         if importance_delay is None
         else {"cognition": "paper", "importance_delay": importance_delay},
@@ -68,7 +95,7 @@ def run(
     if residents > simulation.agents.count():
         copies_add(simulation, residents)
     steps = round(hours * 3600 / simulation.sec_per_step)
-    chosen = {**server.settings(), "SMALLVILLE_ENGINE": engine}
+    chosen = {**server, "SMALLVILLE_ENGINE": engine}
     saved = {key: getattr(settings, key) for key in chosen}
     for key, value in chosen.items():
         setattr(settings, key, value)
@@ -112,41 +139,73 @@ def in_flight(calls: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def chain_bound(calls: list[dict[str, Any]]) -> int:
-    """Per step, the most calls one resident made (they run one after another); summed."""
-    per_step: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+Chains = dict[tuple[int, str], int]  # (step, decider) -> its longest chain of calls
+
+
+def decision_chains(calls: list[dict[str, Any]]) -> Chains:
+    """Per decision (a resident's step: the ledger's `step` and `decider`), the longest
+    chain of its calls one after another: those that ran at once (`together`) count once.
+    From the ledger's admission and finish times, so the run's own latency shows which
+    waited for which."""
+    by_decision: dict[tuple[int, str], list[tuple[float, float]]] = defaultdict(list)
     for call in calls:
-        per_step[call["step"]][call["agent_name"]] += 1
-    return sum(max(residents.values()) for residents in per_step.values())
+        if call["finished_at"] is None:
+            continue
+        who = call.get("decider") or call["agent_name"]
+        by_decision[(call["step"], who)].append(
+            (call["created_at"].timestamp(), call["finished_at"].timestamp())
+        )
+    chains: Chains = {}
+    for key, spans in by_decision.items():
+        spans.sort()
+        longest: list[int] = []
+        for i, (start, _) in enumerate(spans):
+            before = [longest[j] for j in range(i) if spans[j][1] <= start + OVERLAP]
+            longest.append(1 + max(before, default=0))
+        chains[key] = max(longest)
+    return chains
 
 
-def resident_bound(calls: list[dict[str, Any]]) -> int:
-    """The most calls one resident made in the run."""
+OVERLAP = 0.005  # seconds: a call admitted this soon after another's answer followed it
+
+
+def chain_bound(chains: Chains) -> int:
+    """Per step, the longest chain of one decision (the barrier waits for it); summed."""
+    per_step: dict[int, int] = defaultdict(int)
+    for (step, _), length in chains.items():
+        per_step[step] = max(per_step[step], length)
+    return sum(per_step.values())
+
+
+def resident_bound(chains: Chains) -> int:
+    """The most calls one resident's own decisions waited on, one after another."""
     per_resident: dict[str, int] = defaultdict(int)
-    for call in calls:
-        per_resident[call["agent_name"]] += 1
+    for (_, who), length in chains.items():
+        per_resident[who] += length
     return max(per_resident.values(), default=0)
 
 
 def dependency_bound(
-    calls: list[dict[str, Any]],
+    chains: Chains,
     names: list[str],
     tiles: dict[int, list[tuple[str, int, int]]],
     *,
     reach: int,
     steps: int,
 ) -> int:
-    """The longest chain of calls through residents that could perceive each other: per
-    step, a resident's chain starts when its own previous step and those of every resident
-    within `reach` tiles (Chebyshev) of it are done, and adds its calls of the step. What a
-    scheduler that knew where everyone will stand must still wait for; it lies between the
-    resident bound (nobody waits on anyone) and the chain bound (everyone waits on all).
-    `tiles`: per step, the (name, x, y) where residents stand from that step on."""
+    """The oracle's wait: the longest chain of calls through residents that could perceive
+    each other. A resident's step starts when its own previous step, and that of every
+    resident within `reach` tiles (Chebyshev: vision) of it, are done, and adds its
+    decision's chain. What a scheduler that knew where everyone will stand must still wait
+    for to write the barrier's log; between the resident bound (nobody waits on anyone)
+    and the chain bound (everyone waits on all). `tiles`: per step, the (name, x, y) of
+    residents placed or moved then (the state a step decides from is the log up to it)."""
     index = {name: i for i, name in enumerate(names)}
     cost: dict[int, np.ndarray] = {}
-    for call in calls:
-        row = cost.setdefault(call["step"], np.zeros(len(names)))
-        row[index[call["agent_name"]]] += 1
+    for (step, who), length in chains.items():
+        if who in index:
+            row = cost.setdefault(step, np.zeros(len(names)))
+            row[index[who]] += length
     where = np.zeros((len(names), 2), dtype=np.int64)
     done = np.zeros(len(names))
     for step in range(steps + 1):
@@ -197,7 +256,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     owner, _ = User.objects.get_or_create(username="bench")
-    with PolicyServer(latency=args.latency, slots=args.slots) as server:
+    latency = Latency.parse(args.latency)  # a bad spec fails here, before anything runs
+    with policy_server_process(args.latency, args.slots) as server:
         simulation, elapsed, since = run(
             owner,
             server,
@@ -210,22 +270,22 @@ def main(argv: list[str] | None = None) -> None:
     calls: list[dict[str, Any]] = [
         dict(row)
         for row in ModelCall.objects.filter(simulation=simulation, created_at__gte=since).values(
-            "step", "agent_name", "created_at", "finished_at", "priority"
+            "step", "agent_name", "decider", "task", "created_at", "finished_at", "priority"
         )
     ]
-    # Background calls (ratings sent ahead, reflections) wait on nobody: not in a bound.
+    # Background calls (ratings and decompositions sent ahead, reflections) wait on nobody.
     critical = [c for c in calls if c["priority"] == 0]
-    chains = chain_bound(critical)
-    busiest = resident_bound(critical)
+    chains = decision_chains(critical)
+    chained, busiest = chain_bound(chains), resident_bound(chains)
     vision = max(simulation.agents.values_list("vision_radius", flat=True))
     dependent = dependency_bound(
-        critical,
+        chains,
         list(simulation.agents.order_by("name").values_list("name", flat=True)),
         tiles_by_step(simulation),
         reach=vision,
         steps=simulation.step,
     )
-    per_call = server.latency.mean
+    per_call = latency.mean
     report = {
         **stamp(),
         "agents": simulation.agents.count(),
@@ -238,25 +298,28 @@ def main(argv: list[str] | None = None) -> None:
         "steps": simulation.step,
         "status": simulation.status,
         "reason": simulation.status_reason,
-        "latency": server.latency.spec,
+        "latency": latency.spec,
         "slots": args.slots or "no limit",
         "agent_threads": settings.SMALLVILLE_AGENT_THREADS,
         "wall_seconds": round(elapsed, 1),
         "model_calls": len(calls),
         "background_calls": len(calls) - len(critical),
+        "critical_calls_by_task": dict(Counter(c["task"] for c in critical).most_common()),
+        "sent_ahead": ahead_counts(),
         "steps_with_calls": len({c["step"] for c in calls}),
         "calls_in_flight": in_flight(calls),
-        "chain_bound_calls": chains,
-        # What the model's answers alone cost the run, with every resident overlapped.
-        "chain_bound_seconds": round(chains * per_call, 1),
-        "wall_over_chain_bound": _ratio(elapsed, chains * per_call),
-        # The busiest resident's calls one after another: what an engine that lets
-        # residents run ahead of each other (and costs nothing) must wait for.
+        # Per step, the longest chain of one resident's decision: what a barrier engine
+        # that costs nothing waits for.
+        "chain_bound_calls": chained,
+        "chain_bound_seconds": round(chained * per_call, 1),
+        "wall_over_chain_bound": _ratio(elapsed, chained * per_call),
         # Through residents within sight of each other (where they stood in the log): what
-        # a scheduler that knew who will perceive whom must wait for.
+        # an oracle scheduler that writes the barrier's log waits for.
         "dependency_bound_calls": dependent,
         "dependency_bound_seconds": round(dependent * per_call, 1),
         "wall_over_dependency_bound": _ratio(elapsed, dependent * per_call),
+        # The busiest resident's own decisions one after another: what an engine waits
+        # for if no resident ever waited on another.
         "resident_bound_calls": busiest,
         "resident_bound_seconds": round(busiest * per_call, 1),
         "wall_over_resident_bound": _ratio(elapsed, busiest * per_call),

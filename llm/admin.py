@@ -66,13 +66,14 @@ class ModelCallAdmin(ReadOnlyAdmin):
         "fallback",
     ]
     list_filter = ["task", "priority", "backend", "model", "fallback", HasErrorFilter]
-    search_fields = ["agent_name", "prompt", "raw_reply", "error"]
+    search_fields = ["agent_name", "decider", "prompt", "raw_reply", "error"]
     list_select_related = ["simulation"]
     date_hierarchy = "created_at"
     fields = _DETAIL = (
         "simulation",
         "agent",
         "agent_name",
+        "decider",
         "step",
         "sim_time",
         "task",

@@ -30,7 +30,19 @@ class ModelCall(models.Model):
         related_name="model_calls",
     )
     agent_name = models.CharField(max_length=200, blank=True, default="")
-    step = models.PositiveIntegerField(null=True, blank=True, help_text="simulation step")
+    step = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="simulation step: the one a resident's step decides, else the log's",
+    )
+    decider = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="the resident whose step made the call (a conversation's lines are its "
+        "initiator's); empty for user requests and background jobs",
+    )
     sim_time = models.DateTimeField(null=True, blank=True, help_text="sim time of the call")
     task = models.CharField(max_length=100)
     priority = models.PositiveSmallIntegerField(

@@ -160,6 +160,17 @@ class PriorityGate:
                 self._changed.notify_all()
 
 
+def client_settings(base_url: str, model: str = MODEL) -> dict[str, object]:
+    """The SMALLVILLE_LLM_* settings that point the `openai` backend at a policy server."""
+    return {
+        "SMALLVILLE_LLM_BACKEND": "openai",
+        "SMALLVILLE_LLM_BASE_URL": base_url,
+        "SMALLVILLE_LLM_API_KEY": "policy",
+        "SMALLVILLE_LLM_MODEL": model,
+        "SMALLVILLE_LLM_SEND_TASK": True,
+    }
+
+
 class _Server(ThreadingHTTPServer):
     # The default backlog of 5 drops connections when 25 agents call at once.
     request_queue_size = 256
@@ -197,13 +208,7 @@ class PolicyServer:
 
     def settings(self) -> dict[str, object]:
         """The SMALLVILLE_LLM_* settings that point the `openai` backend at this server."""
-        return {
-            "SMALLVILLE_LLM_BACKEND": "openai",
-            "SMALLVILLE_LLM_BASE_URL": self.base_url,
-            "SMALLVILLE_LLM_API_KEY": "policy",
-            "SMALLVILLE_LLM_MODEL": self.model,
-            "SMALLVILLE_LLM_SEND_TASK": True,
-        }
+        return client_settings(self.base_url, self.model)
 
     def env(self) -> dict[str, str]:
         """The same settings as environment variables, for a worker process."""

@@ -37,7 +37,16 @@ from pydantic import BaseModel, ValidationError
 
 from world.models import Agent, Simulation
 
-from .backends import Attempt, BackendResult, ModelRequest, backend_get, message_list
+from .ahead import ahead_send, ahead_take
+from .backends import (
+    Attempt,
+    Backend,
+    BackendResult,
+    ModelRequest,
+    backend_get,
+    message_list,
+)
+from .context import Fitted
 from .errors import (
     BudgetExhausted,
     LLMError,
@@ -63,9 +72,11 @@ __all__ = [
     "ModelUnavailable",
     "TaskInputError",
     "UnknownTask",
+    "calls_for_step",
     "fallbacks_collected",
     "fallbacks_record",
     "llm_run",
+    "llm_send_ahead",
 ]
 
 # The fallbacks of the calls made inside `fallbacks_collected()`, in this thread.
@@ -81,6 +92,19 @@ class CallPriority(IntEnum):
 
 
 _priority: ContextVar[CallPriority] = ContextVar("call_priority", default=CallPriority.CRITICAL)
+# The resident's step a decision is made for: its calls' `step` and `decider` in the
+# ledger (without it, the simulation's step, which lags a resident that runs ahead).
+_decision: ContextVar[tuple[int, str] | None] = ContextVar("call_decision", default=None)
+
+
+@contextmanager
+def calls_for_step(step: int, decider: str) -> Iterator[None]:
+    """The calls made in the block are for step `step` of resident `decider`."""
+    token = _decision.set((step, decider))
+    try:
+        yield
+    finally:
+        _decision.reset(token)
 
 
 @contextmanager
@@ -154,6 +178,47 @@ def llm_run(
         if simulation is not None and agent.simulation_id != simulation.pk:
             raise ValueError(f"agent {agent.name} is not in simulation {simulation.pk}")
         simulation = simulation or agent.simulation
+        assert simulation is not None
+        if (sent := ahead_take(prompt_task, inputs, simulation, agent)) is not None:
+            output, fallbacks = sent  # the same call, made ahead (`llm_send_ahead`)
+            fallbacks_record(fallbacks)
+            return output
+    return _call(prompt_task, inputs, fitted, backend, simulation, agent)
+
+
+def llm_send_ahead(
+    *, task: PromptTask[Any] | str, inputs: Inputs, simulation: Simulation, agent: Agent
+) -> bool:
+    """Make now, in the background, a call a later step of `agent` will make with these
+    inputs (llm/ahead.py); its `llm_run` takes the answer. Nothing when the backend is
+    offline or the call is sent already; True when it was sent."""
+    prompt_task = task_get(task) if isinstance(task, str) else task
+    backend = backend_get()
+    fitted = backend.fit(prompt_task, inputs)  # a bad input fails here, in the caller
+
+    decision = _decision.get()
+
+    def call() -> tuple[BaseModel, list[dict[str, Any]]]:
+        with calls_in_background(), fallbacks_collected() as fallbacks:
+            token = _decision.set(decision)  # in the ledger as made by the step that sent it
+            try:
+                output = _call(prompt_task, inputs, fitted, backend, simulation, agent)
+            finally:
+                _decision.reset(token)
+        return output, fallbacks
+
+    return ahead_send(prompt_task, inputs, simulation, agent, call)
+
+
+def _call(
+    prompt_task: PromptTask[Any],
+    inputs: Inputs,
+    fitted: Fitted,
+    backend: Backend,
+    simulation: Simulation | None,
+    agent: Agent | None,
+) -> BaseModel:
+    """Admit, ask the backend, complete the ledger row: one call of `llm_run`."""
     if _in_transaction():
         raise ModelCallInTransaction(ModelCallInTransaction.__doc__)
     seed = prompt_task.seed(simulation_seed=simulation.seed if simulation else 0, inputs=inputs)
@@ -173,6 +238,8 @@ def llm_run(
         model=backend.model,
         prompt=fitted.prompt,
         priority=int(request.priority),
+        step=decision[0] if (decision := _decision.get()) else None,
+        decider=decision[1] if decision else "",
     )
     started = time.monotonic()
     try:

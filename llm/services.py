@@ -60,6 +60,8 @@ def model_call_admit(
     model: str,
     prompt: str,
     priority: int = 0,
+    step: int | None = None,
+    decider: str = "",
 ) -> ModelCall:
     """Count a call against the budget and record it as in flight.
 
@@ -75,6 +77,7 @@ def model_call_admit(
         simulation=simulation,
         agent=agent,
         agent_name=agent.name if agent else "",
+        decider=decider,
         task=task,
         backend=backend,
         model=model,
@@ -97,6 +100,8 @@ def model_call_admit(
                     "model": model,
                     "prompt": prompt,
                     "priority": priority,
+                    "step": step,
+                    "decider": decider,
                 },
             )
             admitted = cursor.fetchone()
@@ -130,14 +135,16 @@ WITH admitted AS (
     WHERE u.simulation_id = %(simulation)s AND s.id = %(simulation)s
       AND (s.budget_calls IS NULL OR u.calls < s.budget_calls)
       AND (s.budget_tokens IS NULL OR u.tokens < s.budget_tokens)
-    RETURNING s.step, s.start_time + s.step * s.sec_per_step * interval '1 second' AS sim_time
+    RETURNING COALESCE(%(step)s::int, s.step) AS step,
+        s.start_time + COALESCE(%(step)s::int, s.step) * s.sec_per_step * interval '1 second'
+        AS sim_time
 )
 INSERT INTO {ModelCall._meta.db_table} (
-    simulation_id, agent_id, agent_name, step, sim_time, task, priority, backend, model,
+    simulation_id, agent_id, agent_name, decider, step, sim_time, task, priority, backend, model,
     prompt, raw_reply, prompt_tokens, completion_tokens, usage, latency_ms, attempts,
     attempt_log, error, fallback, created_at
 )
-SELECT %(simulation)s, %(agent)s, %(agent_name)s, a.step, a.sim_time, %(task)s,
+SELECT %(simulation)s, %(agent)s, %(agent_name)s, %(decider)s, a.step, a.sim_time, %(task)s,
        %(priority)s, %(backend)s, %(model)s, %(prompt)s, '', 0, 0, '{{}}'::jsonb, 0, 0,
        '[]'::jsonb, '', false, now()
 FROM admitted AS a

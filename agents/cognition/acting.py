@@ -18,7 +18,7 @@ from world.paths import NotWalkable, UnknownAddress, Unreachable, path_to_locati
 from ..events import IDLE, agent_acting, agent_moved, object_state
 from .mind import Mind
 from .places import single_occupancy
-from .planning import Block, NextAction, current_block, decompose
+from .planning import Block, NextAction, current_block, decompose, decompose_ahead
 from .selectors import object_holder, plan_actions_list
 
 OCCUPIED_WAIT_MINUTES = 1  # someone uses a single-occupancy object: look again after a minute
@@ -136,3 +136,6 @@ def start_action(mind: Mind, block: Block, action: NextAction) -> None:
     )
     if state and there:
         mind.emit(object_state(address=address, state=state, agent=mind.name))
+    # Free again once it has walked there and the action is over: its next block then.
+    free_step = max(end_step, mind.step + len(path))
+    decompose_ahead(mind, block, end_step=free_step, tile=path[-1] if path else mind.agent.tile)

@@ -6,9 +6,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
+from llm.backends import backend_is_remote
 from llm.inputs import agent_identity
-from llm.port import llm_run
+from llm.port import llm_run, llm_send_ahead
 from memories.models import MemoryKind
 
 from ..events import agent_day_planned, agent_summarized, plan_item, plan_made, plan_revised
@@ -23,6 +25,7 @@ from .selectors import (
     commitments_of_day,
     day_recollection,
     memory_last_plan_get,
+    plan_actions_list,
     plan_block_current,
     plan_blocks_of_day,
 )
@@ -279,24 +282,8 @@ def decompose(mind: Mind, block: Block) -> NextAction | None:
     the one covering now."""
     name, places = mind.name, mind.places
     start = mind.now.replace(second=0, microsecond=0)
-    minutes = max(5, math.ceil((block.end - start).total_seconds() / 60))
-    objects = places.objects_in(block.sector, block.arena)
-    result = llm_run(
-        task=DECOMPOSE,
-        inputs={
-            "agent_name": name,
-            "summary": summary(mind),
-            "start": start.strftime("%H:%M"),
-            "duration_minutes": minutes,
-            "block": block.description,
-            "arena": f"{block.sector}: {block.arena}",
-            "objects": ", ".join(objects) or "none",
-            "context": f"{name} is at {mind.here}."
-            + (f" {name} just thought: {mind.thought}" if mind.thought else ""),
-        },
-        simulation=mind.simulation,
-        agent=mind.agent,
-    )
+    inputs = decompose_inputs(mind, block, start=start, here=mind.here, thought=mind.thought)
+    result = llm_run(task=DECOMPOSE, inputs=inputs, simulation=mind.simulation, agent=mind.agent)
     items: list[PlanItemPayload] = []
     when, first = start, None
     for action in result.actions:
@@ -324,6 +311,62 @@ def decompose(mind: Mind, block: Block) -> NextAction | None:
         when = end
     mind.emit(plan_made(agent=name, items=items))
     return first
+
+
+def decompose_inputs(
+    mind: Mind, block: Block, *, start: datetime, here: str, thought: str
+) -> dict[str, Any]:
+    """What `decompose` asks the model: the block from `start`, the resident standing in
+    arena `here` with a thought of its inner voice (or none)."""
+    name = mind.name
+    objects = mind.places.objects_in(block.sector, block.arena)
+    context = f"{name} is at {here}." + (f" {name} just thought: {thought}" if thought else "")
+    return {
+        "agent_name": name,
+        "summary": summary(mind),
+        "start": start.strftime("%H:%M"),
+        "duration_minutes": max(5, math.ceil((block.end - start).total_seconds() / 60)),
+        "block": block.description,
+        "arena": f"{block.sector}: {block.arena}",
+        "objects": ", ".join(objects) or "none",
+        "context": context,
+    }
+
+
+def decompose_ahead(mind: Mind, block: Block, *, end_step: int, tile: tuple[int, int]) -> None:
+    """Send ahead (llm.ahead) the decomposition the resident will ask for when the action it
+    starts now ends at `end_step`, standing on `tile`, if that is where the next hour block
+    begins: its inputs then, as far as they can be seen now (same day, nothing learned,
+    no new thought). The step that decomposes takes the answer if they came to pass; as
+    the reference decomposes the hour ahead, the model's wait falls in no step."""
+    if not backend_is_remote():
+        return
+    then = mind.simulation.sim_time_at(end_step)
+    if then < block.end or then.date() != mind.now.date():
+        return  # more of this block to do, or a new day's plan first
+    following = _block_at(mind, then)
+    if following is None or following.sleeping or not block.end <= following.start <= then:
+        return
+    if following.number is not None and plan_actions_list(
+        agent=mind.agent, block_number=following.number
+    ):
+        return  # decomposed already
+    start = then.replace(second=0, microsecond=0)
+    here = mind.context.arena_at(tile)
+    inputs = decompose_inputs(mind, following, start=start, here=here, thought="")
+    llm_send_ahead(task=DECOMPOSE, inputs=inputs, simulation=mind.simulation, agent=mind.agent)
+
+
+def _block_at(mind: Mind, when: datetime) -> Block | None:
+    """The hour block covering `when` (today's plan: made this step, or stored)."""
+    if mind.blocks is not None:
+        return next((b for b in mind.blocks if b.start <= when < b.end), None)
+    row = plan_block_current(agent=mind.agent, now=when)
+    if row is None:
+        return None
+    sector, arena = sector_arena(row.address)
+    found = Block(row.description, row.start, row.duration_minutes, sector, arena, row.number)
+    return found if found.start <= when < found.end else None
 
 
 def _minutes(hhmm: str) -> timedelta:

@@ -7,9 +7,10 @@ A memory a resident's step makes carries a provisional importance (the lexicon's
 and both engines write the same log, and nobody waits for a rating while it is made.
 
 A model that answers over the network is asked ahead: the first step of a resident that
-sees memories awaiting their rating sends the call in the background, and the due step
-takes that answer when its inputs are the ones it would send (same task, inputs and
-seed: the same answer), or asks itself (another worker, a crash, a new day's identity).
+sees memories awaiting their rating sends the call in the background (`llm_send_ahead`),
+and the due step takes that answer when its inputs are the ones it would send (same
+task, inputs and seed: the same answer), or asks itself (another worker, a crash, a new
+day's identity).
 With a delay of 0 `recall.remember` rates in the step, as the paper does.
 """
 
@@ -17,16 +18,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import groupby
 from typing import Any
 
-from django.conf import settings
-from django.db import connections
-
 from llm.backends import backend_is_remote
 from llm.inputs import agent_identity
-from llm.port import calls_in_background, fallbacks_collected, fallbacks_record, llm_run
+from llm.port import llm_run, llm_send_ahead
 from memories.events import memory_rated
 from memories.selectors import Unrated
 from world.models import Agent, Simulation
@@ -34,12 +31,9 @@ from world.models import Agent, Simulation
 from .mind import Mind
 from .prompts import IMPORTANCE_MANY
 
-_SENT_MAX = 16_384  # answers kept for due steps to come; the oldest go first
-
-_Answer = tuple[list[int], list[dict[str, Any]]]  # the scores, and fallbacks of the call
-_sent: OrderedDict[tuple[int, str, int], tuple[dict[str, Any], Future[_Answer]]] = OrderedDict()
+_SENT_MAX = 16_384  # (simulation, resident, due step) of ratings sent ahead
+_sent: OrderedDict[tuple[int, str, int], None] = OrderedDict()
 _sent_lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
 
 
 def importance_delay(simulation: Simulation) -> int:
@@ -56,8 +50,9 @@ def ratings_apply(mind: Mind) -> None:
     for due, batch in groupby(pending, key=lambda u: u.rating_due):
         memories = list(batch)
         if due <= mind.step + 1:  # this step's events are the log's step + 1
+            # The call sent ahead for these inputs answers it (llm.ahead), else it is asked.
             inputs = _inputs(mind.agent, [u.description for u in memories])
-            scores = _answer(mind.simulation, mind.agent, due, inputs)
+            scores = _rate(mind.simulation, mind.agent, inputs)
             mind.emit(
                 memory_rated(
                     agent=mind.name,
@@ -92,43 +87,15 @@ def _rate(simulation: Simulation, agent: Agent, inputs: dict[str, Any]) -> list[
     return (rated.importance + [5] * size)[:size]
 
 
-def _answer(simulation: Simulation, agent: Agent, due: int, inputs: dict[str, Any]) -> list[int]:
-    """The rating sent ahead for these inputs, or one asked now."""
-    with _sent_lock:
-        sent = _sent.pop((simulation.pk, agent.name, due), None)
-    if sent is not None and sent[0] == inputs:
-        try:
-            scores, fallbacks = sent[1].result()
-        except Exception:
-            pass
-        else:
-            fallbacks_record(fallbacks)
-            return scores
-    return _rate(simulation, agent, inputs)
-
-
 def _send(simulation: Simulation, agent: Agent, due: int, memories: list[Unrated]) -> None:
-    """Send the rating due at `due` in the background, unless it is sent already."""
-    global _pool
+    """Send the rating due at `due` in the background, unless it is sent already (its
+    inputs are built once, not at every step until it is due)."""
     key = (simulation.pk, agent.name, due)
     with _sent_lock:
         if key in _sent:
             return
-        inputs = _inputs(agent, [u.description for u in memories])
-        if _pool is None:
-            # As many as the engine keeps in flight, or the model server's slots.
-            slots = int(settings.SMALLVILLE_LLM_CONCURRENCY or 0)
-            workers = slots or max(8, int(settings.SMALLVILLE_CALLS_IN_FLIGHT))
-            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rating")
-        _sent[key] = (inputs, _pool.submit(_rate_in_background, simulation, agent, inputs))
+        _sent[key] = None
         while len(_sent) > _SENT_MAX:
             _sent.popitem(last=False)
-
-
-def _rate_in_background(simulation: Simulation, agent: Agent, inputs: dict[str, Any]) -> _Answer:
-    try:
-        with calls_in_background(), fallbacks_collected() as fallbacks:
-            scores = _rate(simulation, agent, inputs)
-        return scores, fallbacks
-    finally:
-        connections.close_all()  # this thread's own connections
+    inputs = _inputs(agent, [u.description for u in memories])
+    llm_send_ahead(task=IMPORTANCE_MANY, inputs=inputs, simulation=simulation, agent=agent)

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections
 
-from llm.port import fallbacks_collected
+from llm.port import calls_for_step, fallbacks_collected
 from memories.services import memories_embed, memories_embed_ahead
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation, SimulationStatus
@@ -223,7 +223,7 @@ def _decide_one(
     cognition: Cognition, context: StepContext, name: str
 ) -> tuple[str, list[EventDraft] | BaseException]:
     try:
-        with fallbacks_collected() as fallbacks:
+        with fallbacks_collected() as fallbacks, calls_for_step(context.step, name):
             drafts = cognition.decide(context=context, agent=context.agents[name])
         for draft in drafts if fallbacks else []:
             # The events say which of their calls took the task's fail-safe answer.

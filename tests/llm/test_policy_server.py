@@ -27,7 +27,7 @@ from llm.backends import TASK_FIELD
 from llm.importance import IMPORTANCE
 from llm.models import ModelCall
 from llm.policy_server import Latency, PolicyServer
-from llm.port import ModelRequestRejected, llm_run
+from llm.port import ModelRequestRejected, llm_run, llm_send_ahead
 from llm.tasks import task_get
 from tests.social.test_openai_flow import talk
 from world.models import Event, Simulation
@@ -65,18 +65,21 @@ def _events(simulation: Simulation) -> list[tuple[int, str, str, Any]]:
     return [(e.step, e.kind, e.agent, e.payload) for e in rows.exclude(kind="simulation.created")]
 
 
+SENT_AHEAD = ("importance_many", "decompose")  # calls a served run may make steps earlier
+
+
 def _calls(simulation: Simulation) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The ledger: who asked what, when, and the answer and its tokens, step by step (calls
     of a step that do not wait on each other are made at once: their order within the
-    step is not the same, what they are is); and the importance ratings, which a served
-    run sends ahead in the background."""
+    step is not the same, what they are is); and the calls a served run sends ahead in the
+    background (importance ratings, the next hour's decomposition), without their step."""
     fields = ["agent_name", "task", "prompt", "output", "error", "fallback"]
     fields += ["attempts", "prompt_tokens", "completion_tokens"]
     calls = ModelCall.objects.filter(simulation=simulation).order_by("id")
-    ratings = calls.filter(task="importance_many")
+    ahead = calls.filter(task__in=SENT_AHEAD)
     return (
-        sorted(calls.exclude(task="importance_many").values_list("step", *fields), key=repr),
-        sorted(ratings.values_list(*fields), key=repr),
+        sorted(calls.exclude(task__in=SENT_AHEAD).values_list("step", *fields), key=repr),
+        sorted(ahead.values_list(*fields), key=repr),
     )
 
 
@@ -93,17 +96,17 @@ def test_a_morning_through_the_policy_server_is_the_offline_morning(
     assert ModelCall.objects.filter(simulation=served).exclude(backend="openai").count() == 0
     offline_calls, served_calls = _calls(offline), _calls(served)
     tasks = {task for _, _, task, *_ in offline_calls[0]}
-    assert {"day_plan", "decompose", "converse_line", "conversation_takeaways"} <= tasks
-    assert offline_calls[1], "no memory was rated"
+    assert {"day_plan", "converse_line", "conversation_takeaways"} <= tasks
+    assert {"importance_many", "decompose"} <= {row[1] for row in offline_calls[1]}
     assert served_calls[0] == offline_calls[0]
-    # Every rating the offline run made, and those sent ahead for memories due after the
-    # run's last step (the next run takes them).
-    served_ratings, offline_ratings = (
+    # Every rating and decomposition the offline run made, and those sent ahead for steps
+    # after the run's last (the next run takes them) or whose inputs did not come to pass.
+    served_ahead, offline_ahead = (
         Counter(map(repr, served_calls[1])),
         Counter(map(repr, offline_calls[1])),
     )
-    assert offline_ratings - served_ratings == Counter()
-    assert (served_ratings - offline_ratings).total() < offline_ratings.total()
+    assert offline_ahead - served_ahead == Counter()
+    assert (served_ahead - offline_ahead).total() < offline_ahead.total()
     offline_events, served_events = _events(offline), _events(served)
     kinds = {kind for _, kind, _, _ in offline_events}
     assert {"agent.acting", "agent.day_planned", "conversation.held", "plan.revised"} <= kinds
@@ -259,3 +262,35 @@ def test_a_conversations_independent_calls_wait_together(user: User, settings: A
 
     at_once(["relationship"], 2)
     at_once(["conversation_summary", "conversation_takeaways"], 3)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_call_sent_ahead_answers_the_same_call_later_and_no_other(
+    user: User, settings: Any
+) -> None:
+    """`llm_send_ahead` makes the call in the background (priority 1, in the ledger once);
+    `llm_run` with the same inputs takes its answer without waiting for the model again;
+    other inputs are asked as usual. Offline nothing is sent."""
+    simulation = simulation_create_from_base(
+        owner=user, base=N3, seed=7, start_time=MORNING, config={"cognition": "paper"}
+    )
+    isabella = simulation.agents.get(name=ISABELLA)
+    before_id = ModelCall.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    assert not llm_send_ahead(task=IMPORTANCE, inputs=INPUTS, agent=isabella, simulation=simulation)
+    with PolicyServer(latency="fixed:0.5", slots=0) as server:
+        _point_at(settings, server)
+        assert llm_send_ahead(task=IMPORTANCE, inputs=INPUTS, agent=isabella, simulation=simulation)
+        time.sleep(0.7)  # the answer is in by now
+        started = time.monotonic()
+        taken = llm_run(task=IMPORTANCE, inputs=INPUTS, agent=isabella)
+        assert time.monotonic() - started < 0.3
+        other = {**INPUTS, "memory": "Isabella Rodriguez is opening the cafe"}
+        asked = llm_run(task=IMPORTANCE, inputs=other, agent=isabella)
+    seed = IMPORTANCE.seed(simulation_seed=simulation.seed, inputs=INPUTS)
+    assert taken == IMPORTANCE.run_offline(seed=seed, inputs=INPUTS)
+    other_seed = IMPORTANCE.seed(simulation_seed=simulation.seed, inputs=other)
+    assert asked == IMPORTANCE.run_offline(seed=other_seed, inputs=other)
+    calls = ModelCall.objects.filter(simulation=simulation, pk__gt=before_id, backend="openai")
+    made = list(calls.order_by("id").values_list("task", "priority"))
+    # Once ahead, once asked; nothing for the answer taken.
+    assert made == [(IMPORTANCE.name, 1), (IMPORTANCE.name, 0)]
