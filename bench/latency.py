@@ -79,6 +79,7 @@ def run(
     base: str = N25,
     residents: int = 0,
     importance_delay: int | None = None,
+    start: datetime = MIDNIGHT,
 ) -> tuple[Simulation, float, datetime]:
     """The run's simulation, wall seconds and start; its setup (rating the seed memories)
     is offline and not timed. `residents` above the base's: copies of them are added."""
@@ -90,7 +91,7 @@ def run(
         config={"cognition": "paper"}
         if importance_delay is None
         else {"cognition": "paper", "importance_delay": importance_delay},
-        start_time=MIDNIGHT,
+        start_time=start,
     )
     if residents > simulation.agents.count():
         copies_add(simulation, residents)
@@ -239,6 +240,7 @@ def _ratio(wall: float, bound: float) -> float | None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench latency", description=__doc__)
     parser.add_argument("--hours", type=float, default=1.0)
+    parser.add_argument("--start", default="00:00", help="sim time on Feb 13, HH:MM")
     parser.add_argument("--latency", default="fixed:1", help="fixed:S or lognormal:MEAN:P95")
     parser.add_argument("--slots", type=int, default=0, help="server slots (0: no limit)")
     parser.add_argument(
@@ -255,6 +257,8 @@ def main(argv: list[str] | None = None) -> None:
         help="steps before a memory's rating is applied (config; 0: rated in the step)",
     )
     args = parser.parse_args(argv)
+    hour, _, minute = args.start.partition(":")
+    start = MIDNIGHT.replace(hour=int(hour), minute=int(minute or 0))
     owner, _ = User.objects.get_or_create(username="bench")
     latency = Latency.parse(args.latency)  # a bad spec fails here, before anything runs
     with policy_server_process(args.latency, args.slots) as server:
@@ -266,6 +270,7 @@ def main(argv: list[str] | None = None) -> None:
             args.base,
             args.residents,
             args.importance_delay,
+            start,
         )
     calls: list[dict[str, Any]] = [
         dict(row)
@@ -293,7 +298,7 @@ def main(argv: list[str] | None = None) -> None:
         "importance_delay": simulation.config["importance_delay"],
         "engine": args.engine,
         "calls_in_flight_cap": settings.SMALLVILLE_CALLS_IN_FLIGHT,
-        "start": MIDNIGHT.isoformat(),
+        "start": start.isoformat(),
         "sim_hours": args.hours,
         "steps": simulation.step,
         "status": simulation.status,

@@ -31,6 +31,7 @@ import numpy.typing as npt
 import openai
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connections
 
 from llm.services import model_call_admit, model_call_complete
 from llm.tokens import count_tokens
@@ -202,18 +203,30 @@ def embed_query(*, text: str, simulation: Simulation | None = None) -> Vectors:
     return vectors
 
 
-def _embed(texts: list[str], kind: str, simulation: Simulation | None) -> Vectors:
+def passages_stored(*, texts: Sequence[str], simulation: Simulation | None = None) -> None:
+    """Make sure the cache holds these passages' vectors, computing the missing ones,
+    without reading back those it holds (a memory's row takes its vector in the
+    database: memories.projections)."""
+    _embed(list(texts), PASSAGE, simulation, read=False)
+
+
+def _embed(
+    texts: list[str], kind: str, simulation: Simulation | None, *, read: bool = True
+) -> Vectors:
     embedder = embedder_get()
     if simulation is not None:
         embedding_model_claim(simulation=simulation, model=embedder.name)
     if not texts:
         return np.empty((0, EMBEDDING_DIMENSIONS), dtype=np.float32)
     hashes = {text: text_hash(text) for text in texts}
-    found: dict[str, Any] = dict(
-        EmbeddingCache.objects.filter(
-            model=embedder.name, kind=kind, text_hash__in=set(hashes.values())
-        ).values_list("text_hash", "embedding")
+    cached = EmbeddingCache.objects.filter(
+        model=embedder.name, kind=kind, text_hash__in=set(hashes.values())
     )
+    found: dict[str, Any]
+    if read:
+        found = dict(cached.values_list("text_hash", "embedding"))
+    else:
+        found = dict.fromkeys(cached.values_list("text_hash", flat=True))
     missing = [text for text in dict.fromkeys(texts) if hashes[text] not in found]
     if missing:
         _ahead_settle()
@@ -227,6 +240,8 @@ def _embed(texts: list[str], kind: str, simulation: Simulation | None) -> Vector
             batch_size=500,
         )
         found.update((hashes[text], v) for text, v in zip(missing, fresh, strict=True))
+    if not read:
+        return np.empty((0, EMBEDDING_DIMENSIONS), dtype=np.float32)
     return np.stack([np.asarray(found[hashes[text]], dtype=np.float32) for text in texts])
 
 
@@ -267,8 +282,9 @@ def _vectors(
 
 
 # Passages embedded in the background while a step still waits on the model (one thread:
-# the engine computes one batch at a time). Only the process memo is written there, never
-# the database, so nothing depends on the step's transaction.
+# the engine computes one batch at a time), those the database's cache does not hold
+# already. Only the process memo is written there, never the database, so nothing
+# depends on the step's transaction.
 _ahead_pool: ThreadPoolExecutor | None = None
 _ahead: set[Future[Any]] = set()
 _ahead_lock = threading.Lock()
@@ -285,9 +301,25 @@ def passages_embed_ahead(texts: Sequence[str]) -> None:
     with _ahead_lock:
         if _ahead_pool is None:
             _ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-ahead")
-        future = _ahead_pool.submit(_vectors, embedder, list(texts), PASSAGE, None)
+        future = _ahead_pool.submit(_uncached_vectors, embedder, list(texts))
         _ahead.add(future)
     future.add_done_callback(_ahead_done)
+
+
+def _uncached_vectors(embedder: Embedder, texts: list[str]) -> None:
+    """The vectors of the passages the database's cache does not hold, into the memo."""
+    try:
+        hashes = {text: text_hash(text) for text in texts}
+        held = set(
+            EmbeddingCache.objects.filter(
+                model=embedder.name, kind=PASSAGE, text_hash__in=set(hashes.values())
+            ).values_list("text_hash", flat=True)
+        )
+        todo = [text for text in texts if hashes[text] not in held]
+        if todo:
+            _vectors(embedder, todo, PASSAGE, None)
+    finally:
+        connections.close_all()  # this thread's own connection
 
 
 def _ahead_done(future: Future[Any]) -> None:

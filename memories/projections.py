@@ -39,6 +39,25 @@ WHERE m.agent_id = r.agent_id AND m.number = r.number
 """
 
 
+# A batch of memories in one statement, each taking its vector from the embedding cache.
+_CREATE_SQL = f"""
+INSERT INTO {Memory._meta.db_table} (
+    simulation_id, agent_id, number, kind, description, subject, predicate, object,
+    created, last_accessed, importance, rating_due, embedding, depth, source
+)
+SELECT %s, r.agent_id, r.number, r.kind, r.description, r.subject, r.predicate, r.object,
+       r.created, r.created, r.importance, r.rating_due, c.embedding, r.depth, r.source
+FROM jsonb_to_recordset(%s::jsonb) AS r(
+    agent_id bigint, number int, kind text, description text, subject text, predicate text,
+    object text, created timestamptz, importance int, rating_due int, model text,
+    text_hash text, depth int, source jsonb
+)
+JOIN {EmbeddingCache._meta.db_table} AS c
+  ON c.model = r.model AND c.kind = '{PASSAGE}' AND c.text_hash = r.text_hash
+RETURNING id, agent_id, number
+"""
+
+
 class MemoryProjection:
     name = "memories"
     order = 20
@@ -80,16 +99,6 @@ class MemoryProjection:
     def _create(
         self, simulation: Simulation, events: Sequence[Event], agent_ids: dict[str, int]
     ) -> None:
-        hashes = {e.payload["embedding_hash"] for e in events}
-        vectors = dict(
-            EmbeddingCache.objects.filter(
-                model=events[0].payload["embedding_model"], kind=PASSAGE, text_hash__in=hashes
-            ).values_list("text_hash", "embedding")
-        )
-        missing = hashes - vectors.keys()
-        if missing:
-            raise LookupError(f"{len(missing)} memory embeddings are missing from the cache")
-
         # Depths of cited memories that are not in this batch.
         cited: dict[int, set[int]] = defaultdict(set)
         for event in events:
@@ -112,40 +121,46 @@ class MemoryProjection:
             .annotate(top=Subquery(largest[:1]))
             .values_list("pk", "top")
         }
-        rows = []
+        rows: list[dict[str, Any]] = []
         for event in events:
             p = event.payload
             agent_id = agent_ids[event.agent]
             depth = 0
             if p["kind"] == "reflection":
                 depth = 1 + max((_depth(known, agent_id, n) for n in p["evidence"]), default=0)
-            memory = Memory(
-                simulation=simulation,
-                agent_id=agent_id,
-                number=next_number[agent_id],
-                kind=p["kind"],
-                description=p["description"],
-                subject=p.get("subject", ""),
-                predicate=p.get("predicate", ""),
-                object=p.get("object", ""),
-                created=event.sim_time,
-                last_accessed=event.sim_time,
-                importance=p["importance"],
-                rating_due=p.get("rating_due"),
-                embedding=vectors[p["embedding_hash"]],
-                depth=depth,
-                source=p.get("source", {}),
+            rows.append(
+                {
+                    "agent_id": agent_id,
+                    "number": next_number[agent_id],
+                    "kind": p["kind"],
+                    "description": p["description"],
+                    "subject": p.get("subject", ""),
+                    "predicate": p.get("predicate", ""),
+                    "object": p.get("object", ""),
+                    "created": event.sim_time.isoformat(),
+                    "importance": p["importance"],
+                    "rating_due": p.get("rating_due"),
+                    "model": p["embedding_model"],
+                    "text_hash": p["embedding_hash"],
+                    "depth": depth,
+                    "source": p.get("source", {}),
+                }
             )
+            known[(agent_id, next_number[agent_id])] = (-1, depth)
             next_number[agent_id] += 1
-            rows.append(memory)
-            known[(agent_id, memory.number)] = (-1, depth)
-        Memory.objects.bulk_create(rows)
-        ids = {(m.agent_id, m.number): m.pk for m in rows}
+        # The vectors go from the cache to the rows inside the database, never through here.
+        with connection.cursor() as cursor:
+            cursor.execute(_CREATE_SQL, [simulation.pk, json.dumps(rows)])
+            ids = {(agent_id, number): pk for pk, agent_id, number in cursor.fetchall()}
+        if len(ids) != len(rows):
+            missing = len(rows) - len(ids)
+            raise LookupError(f"{missing} memory embeddings are missing from the cache")
         links = []
-        for event, memory in zip(events, rows, strict=True):
+        for event, row in zip(events, rows, strict=True):
+            memory_id = ids[(row["agent_id"], row["number"])]
             for position, number in enumerate(event.payload.get("evidence", [])):
-                target = ids.get((memory.agent_id, number)) or known[(memory.agent_id, number)][0]
-                links.append(Evidence(reflection=memory, memory_id=target, position=position))
+                target = ids.get((row["agent_id"], number)) or known[(row["agent_id"], number)][0]
+                links.append(Evidence(reflection_id=memory_id, memory_id=target, position=position))
         Evidence.objects.bulk_create(links)
 
     def snapshot(self, simulation: Simulation) -> Any:

@@ -11,10 +11,10 @@ from world.eventlog import EventDraft, events_append
 from world.models import Event, Simulation
 
 from .embeddings import (
-    embed_passages,
     embedder_get,
     embedding_model_claim,
     passages_embed_ahead,
+    passages_stored,
     text_hash,
 )
 from .events import MEMORY_CREATED, memory_created, memory_touched
@@ -53,7 +53,7 @@ def memory_event_drafts(
     if not drafts:
         return []
     if embed:
-        embed_passages(texts=[d.description for d in drafts], simulation=simulation)
+        passages_stored(texts=[d.description for d in drafts], simulation=simulation)
     else:
         embedding_model_claim(simulation=simulation, model=embedder_get().name)
     return [
@@ -79,7 +79,7 @@ def memories_embed(*, simulation: Simulation, events: Sequence[EventDraft]) -> N
     """Make sure the embeddings of these `memory.created` events are in the cache."""
     texts = [e.payload["description"] for e in events if e.kind == MEMORY_CREATED]
     if texts:
-        embed_passages(texts=texts, simulation=simulation)
+        passages_stored(texts=texts, simulation=simulation)
 
 
 def memories_embed_ahead(*, events: Sequence[EventDraft]) -> None:

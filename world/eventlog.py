@@ -137,6 +137,67 @@ def events_append(
     return events
 
 
+_INSERT_STEPS_SQL = """
+INSERT INTO world_event (simulation_id, seq, step, sim_time, kind, agent, payload, created_at)
+SELECT %s, r.seq, r.step, r.sim_time, r.kind, r.agent, r.payload, now()
+FROM jsonb_to_recordset(%s::jsonb)
+    AS r(seq bigint, step integer, sim_time timestamptz, kind text, agent text, payload jsonb)
+"""
+
+
+def events_append_steps(
+    *,
+    simulation: Simulation,
+    batches: Sequence[tuple[int, Sequence[EventDraft]]],
+    projected: bool = True,
+) -> None:
+    """`events_append` of several steps' events at once, each batch at its step, in step
+    order: one reservation of seq numbers and one insert for them all (the engine that
+    runs residents ahead writes the log of every step it catches up on so)."""
+    batches = [(step, list(drafts)) for step, drafts in batches if drafts]
+    total = sum(len(drafts) for _, drafts in batches)
+    if not total:
+        return
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+        cursor.execute(_RESERVE_SQL, [total, simulation.pk])
+        reserved = cursor.fetchone()
+        if reserved is None:
+            raise Simulation.DoesNotExist(f"simulation {simulation.pk} is gone")
+        seq = int(reserved[0]) - total
+        rows: list[dict[str, Any]] = []
+        events: list[Event] = []
+        now = timezone.now()
+        for step, drafts in batches:
+            sim_time = simulation.sim_time_at(step)
+            for d in drafts:
+                seq += 1
+                rows.append(
+                    {
+                        "seq": seq,
+                        "step": step,
+                        "sim_time": sim_time.isoformat(),
+                        "kind": d.kind,
+                        "agent": d.agent,
+                        "payload": d.payload,
+                    }
+                )
+                events.append(
+                    Event(
+                        simulation=simulation,
+                        seq=seq,
+                        step=step,
+                        sim_time=sim_time,
+                        kind=d.kind,
+                        agent=d.agent,
+                        payload=d.payload,
+                        created_at=now,
+                    )
+                )
+        cursor.execute(_INSERT_STEPS_SQL, [simulation.pk, json.dumps(rows)])
+        simulation.last_seq = seq
+        _apply(simulation, events, in_log_order=None if projected else True)
+
+
 def events_project(
     *, simulation: Simulation, drafts: Sequence[EventDraft], step: int
 ) -> list[Event]:

@@ -100,7 +100,9 @@ class StepContext:
 
     @cached_property
     def arena_by_block(self) -> dict[int, str]:
-        return arena_addresses(town=self.town)
+        if self.town.pk not in _arenas:
+            _arenas[self.town.pk] = arena_addresses(town=self.town)
+        return _arenas[self.town.pk]
 
     @cached_property
     def objects_by_arena(self) -> dict[str, list[tuple[int, int, str]]]:
@@ -116,6 +118,8 @@ class StepContext:
         return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
+# A town's arenas and object tiles do not change while a process runs: read once per town.
+_arenas: dict[int, dict[int, str]] = {}
 _object_tiles: dict[int, dict[str, list[tuple[int, int, str]]]] = {}
 
 

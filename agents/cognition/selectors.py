@@ -112,13 +112,36 @@ def commitments_ahead_by_agent(*, nows: dict[int, datetime]) -> dict[int, list[C
     rows = Commitment.objects.filter(
         agent_id__in=list(nows), start__gte=start, start__lt=end, end__gt=earliest
     )
-    chosen: dict[int, dict[datetime, Commitment]] = {}
+    by_agent: dict[int, list[Commitment]] = {}
     for row in rows.order_by("agent_id", "start", "number"):
-        now = nows[row.agent_id]
-        day = datetime.combine(now.date(), time.min, tzinfo=now.tzinfo)
+        by_agent.setdefault(row.agent_id, []).append(row)
+    chosen = {pk: commitments_ahead_of(by_agent.get(pk, []), now) for pk, now in nows.items()}
+    return {pk: found for pk, found in chosen.items() if found}
+
+
+def commitments_of_day_by_agent(
+    *, agent_ids: list[int], midnight: datetime
+) -> dict[int, list[Commitment]]:
+    """Agent id -> its commitments that start on the day from `midnight`, by start and
+    number (one read for all)."""
+    rows = Commitment.objects.filter(
+        agent_id__in=agent_ids, start__gte=midnight, start__lt=midnight + timedelta(days=1)
+    )
+    found: dict[int, list[Commitment]] = {pk: [] for pk in agent_ids}
+    for row in rows.order_by("agent_id", "start", "number"):
+        found[row.agent_id].append(row)
+    return found
+
+
+def commitments_ahead_of(rows: list[Commitment], now: datetime) -> list[Commitment]:
+    """Of one agent's commitments (by start and number), those of `now`'s day that end
+    after it, in time order; of two at one start, the latest made."""
+    day = datetime.combine(now.date(), time.min, tzinfo=now.tzinfo)
+    chosen: dict[datetime, Commitment] = {}
+    for row in rows:
         if day <= row.start < day + timedelta(days=1) and row.end > now:
-            chosen.setdefault(row.agent_id, {})[row.start] = row
-    return {agent_id: list(found.values()) for agent_id, found in chosen.items()}
+            chosen[row.start] = row
+    return list(chosen.values())
 
 
 def commitments_unplanned(

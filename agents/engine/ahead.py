@@ -6,14 +6,14 @@ resident keeps its own step, and a *group* (residents at one step near enough to
 is decided and committed as soon as nothing it could perceive or touch can still change
 under it (the rule: agents/engine/schedule.py).
 
-The groups whose decisions are in commit together, in one transaction: each group's
-events go through the commit rules and onto the projections at once (`events_project`);
-a step that every resident has now committed is appended to the log in the barrier's
-order (the commit rules keep each decider's events together, so the order is: decisions
-by decider, then reflections delivered, then reflections requested, each by name) with
-`simulation.stepped`, and the events of later steps are staged (`StagedCommit`) until
-then. The log therefore equals the barrier engine's for the same seed; projections
-commute because groups touch disjoint residents and places.
+The groups whose decisions are in commit together, in one transaction
+(agents/engine/staging.py), which also writes the log of every step all residents have
+passed, in the barrier's order; the log therefore equals the barrier engine's for the
+same seed, and projections commute because groups touch disjoint residents and places.
+A group whose step decided nothing (a sleeping resident far from anyone) changes no
+state: it goes on to its next step without a commit, and the next commit records where
+it stands. What the engine has read of the committed state is kept between rounds and
+read again only where its own commits changed it (agents/engine/state.py).
 
 One process runs a simulation's residents (its worker's tick task holds the run); the
 model calls of many groups are in flight at once, up to `SMALLVILLE_CALLS_IN_FLIGHT`.
@@ -23,46 +23,41 @@ tick starts the run again from them.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
-from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import close_old_connections, connection, transaction
+from django.db import close_old_connections, connection
 
-from memories.selectors import memories_unrated
+from llm.backends import backend_is_remote
 from memories.services import memories_embed
-from world.eventlog import EventDraft, events_append, events_project
-from world.events import simulation_stepped
+from world.eventlog import EventDraft
 from world.models import Agent, Simulation, SimulationStatus
 from world.selectors import town_cached
-from world.services import simulation_set_status
 
 from ..cognition import StepContext, cognition_for
-from ..cognition.selectors import commitments_ahead_by_agent, object_setters_get
-from ..commit_context import CommitContext, CommittedAgent, NotReady, committed_agents
-from ..dispatch import RecordingBroker, Reflect, broker_used
-from ..events import AGENT_MOVED, REFLECTION_REQUESTED
 from ..leases import lease_held
 from ..models import StagedCommit
 from ..reflection.models import JobStatus, ReflectionJob
-from ..reflection.services import reflection_job_run_inline
+from ..reflection.services import reflection_job_run_inline, reflection_quiet
 from .failures import TRANSIENT
-from .rules import AFTER_COMMIT, COMMIT_RULES
 from .schedule import Resident, groups_ready, reach_of
-from .steps import _decide_one, agents_read, simulation_fail
+from .staging import Committed, Decided, groups_commit
+from .state import CommittedState
+from .steps import _decide_one, simulation_fail
 
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 0.05  # a group whose commit waits (a reflection) or whose step hit a blip
+FLUSH_SECONDS = 0.5  # steps that decided nothing reach the log at least this often
+STATUS_SECONDS = 0.25  # a pause or a stop is seen within this, when nothing commits
 
 
 def ahead_engine() -> bool:
@@ -77,14 +72,15 @@ def staged_steps(*, simulation_id: int) -> bool:
 
 # --- the run --------------------------------------------------------------------------
 
+_Decision = tuple[str, list[EventDraft] | BaseException]
+
 
 @dataclass
 class GroupWork:
     step: int
     residents: list[Resident]
-    decisions: dict[str, Future[tuple[str, list[EventDraft] | BaseException]]] = field(
-        default_factory=dict
-    )
+    decisions: dict[str, Future[_Decision]] = field(default_factory=dict)
+    agents: dict[str, Agent] = field(default_factory=dict)  # as they were decided from
     not_before: float = 0.0  # a retry waits until then
 
 
@@ -98,11 +94,16 @@ class AheadRun:
         self.cognition = cognition_for(simulation)
         self.reach = reach_of(self.town, vision=self._vision())
         self.furthest_first = furthest_first  # tests: the order that leads the most
+        # Offline decisions cost microseconds of waiting: made here, one after another.
+        self.inline = not backend_is_remote()
         self.pool = ThreadPoolExecutor(
             max_workers=max(1, settings.SMALLVILLE_CALLS_IN_FLIGHT),
             thread_name_prefix="ahead",
         )
+        self.state = CommittedState(simulation)
         self.residents = self._load()
+        # Residents whose steps that decided nothing no commit has recorded yet.
+        self.unrecorded: dict[str, int] = {}
         self.groups: list[GroupWork] = []
         self.reflections: dict[int, Future[None]] = {}
         # Each group as it started: its step, residents, and every resident's step then.
@@ -110,6 +111,8 @@ class AheadRun:
         self.pause_limit: int | None = None
         self.most_ahead = 0  # the largest lead of one resident over another, in steps
         self.simulation_failed = False  # a decision failed the run (`_decided`)
+        self.committed_at = time.monotonic()  # the last commit (or flush)
+        self.checked_at = time.monotonic()  # the last read of the run's status
 
     def _vision(self) -> int:
         radii = Agent.objects.filter(simulation=self.simulation).values_list(
@@ -146,20 +149,23 @@ class AheadRun:
 
     def _loop(self) -> None:
         while True:
-            self.simulation.refresh_from_db()
+            if time.monotonic() - self.checked_at >= STATUS_SECONDS:
+                self.simulation.refresh_from_db()
+                self.checked_at = time.monotonic()
             status = self.simulation.status
             if status not in (SimulationStatus.RUNNING, SimulationStatus.PAUSED):
                 return  # failed or out of budget: the staged steps wait for a resume
             limit = self._limit(status)
-            self._write_log()
-            if self.simulation.status not in (SimulationStatus.RUNNING, SimulationStatus.PAUSED):
-                return
             if all(r.step >= limit for r in self.residents.values()) and not self.groups:
-                return
+                if not self._flush():
+                    return  # the log is at the limit: the run reached its target or paused
+                continue
             self._start_groups(limit)
             if not self.groups:
                 raise RuntimeError("no group of residents can go")  # the rule forbids it
             self._finish_some()
+            if time.monotonic() - self.committed_at >= FLUSH_SECONDS:
+                self._flush()
 
     def _limit(self, status: str) -> int:
         if status == SimulationStatus.PAUSED:
@@ -183,37 +189,36 @@ class AheadRun:
 
     def _decide(self, works: list[GroupWork]) -> None:
         """Start the groups' decisions, each from its own residents as committed (nobody
-        else is within sight of them), read in one go."""
+        else is within sight of them)."""
         names = [r.name for work in works for r in work.residents]
-        agents = {a.name: a for a in agents_read(simulation=self.simulation, names=names)}
+        agents = self.state.agents(names)
         steps = {r.name: r.step for r in self.residents.values()}
-        # What every group reads of the town and of its residents' commitments, read once
-        # (what one group can see, no other changes before its step: the rule).
-        setters = object_setters_get(simulation=self.simulation)
-        commitments = commitments_ahead_by_agent(
-            nows={
-                agents[r.name].pk: self.simulation.sim_time_at(work.step)
-                for work in works
-                for r in work.residents
-            }
-        )
-        unrated = memories_unrated(agent_ids=[a.pk for a in agents.values()])
+        # What every group reads of the town and of its residents' commitments and
+        # ratings (what one group can see, no other changes before its step: the rule).
+        nows = {r.name: self.simulation.sim_time_at(w.step) for w in works for r in w.residents}
+        setters = self.state.setters()
+        commitments = self.state.commitments(agents, nows)
+        unrated = self.state.unrated(agents)
         for work in works:
+            work.agents = {r.name: agents[r.name] for r in work.residents}
             context = StepContext(
-                simulation=self.simulation,
-                town=self.town,
-                step=work.step,
-                agents={r.name: agents[r.name] for r in work.residents},
+                simulation=self.simulation, town=self.town, step=work.step, agents=work.agents
             ).preload(object_setters=setters, commitments_ahead=commitments, unrated=unrated)
             for r in work.residents:
-                work.decisions[r.name] = self.pool.submit(
-                    _decide_one, self.cognition, context, r.name
-                )
+                if self.inline:
+                    done: Future[_Decision] = Future()
+                    done.set_result(_decide_one(self.cognition, context, r.name))
+                    work.decisions[r.name] = done
+                else:
+                    work.decisions[r.name] = self.pool.submit(
+                        _decide_one, self.cognition, context, r.name
+                    )
             self.trace.append((work.step, tuple(r.name for r in work.residents), steps))
             self.groups.append(work)
 
     def _finish_some(self) -> None:
-        """Commit every group whose decisions are in, together; wait for one when none is."""
+        """Take the groups whose decisions are in: those that decided nothing go on to
+        their next step; the others commit together. Wait for one when none is in."""
         now = time.monotonic()
         ready = [
             w
@@ -230,23 +235,42 @@ class AheadRun:
             else:
                 time.sleep(RETRY_SECONDS)
             return
-        self._commit(sorted(ready, key=lambda w: (w.step, w.residents[0].name)))
-
-    def _commit(self, works: list[GroupWork]) -> None:
-        """Commit the groups in one transaction, and write the log of every step that all
-        residents have committed then."""
-        decided: list[tuple[GroupWork, list[tuple[str, list[EventDraft]]]]] = []
-        for work in works:
+        decided: list[tuple[GroupWork, Decided]] = []
+        for work in sorted(ready, key=lambda w: (w.step, w.residents[0].name)):
             made = self._decided(work)
             if made is None:
                 if self.simulation_failed:
-                    for other in works:
+                    for other in ready:
                         self._release(other)
                     return
                 continue  # decided again
-            decided.append((work, made))
-        if not decided:
-            return
+            if self._quiet(work, made):
+                self._advance(work)
+            else:
+                decided.append((work, made))
+        if decided:
+            self._commit(decided)
+
+    def _quiet(self, work: GroupWork, made: Decided) -> bool:
+        """Whether the group's step changes nothing: no events, and no reflection for
+        the commit rule to add."""
+        return not any(drafts for _, drafts in made) and reflection_quiet(
+            simulation=self.simulation, step=work.step, agents=work.agents.values()
+        )
+
+    def _advance(self, work: GroupWork) -> None:
+        """A step that decided nothing: its residents stand at the next step as they were,
+        recorded by the next commit."""
+        self.groups.remove(work)
+        for r in work.residents:
+            r.step = work.step + 1
+            r.busy = False
+            self.unrecorded[r.name] = r.step
+        self._note_lead()
+
+    def _commit(self, decided: list[tuple[GroupWork, Decided]]) -> None:
+        """Commit the groups in one transaction, and write the log of every step that all
+        residents have passed then."""
         drafts = [d for _, made in decided for _, group_drafts in made for d in group_drafts]
         try:
             memories_embed(simulation=self.simulation, events=drafts)
@@ -261,23 +285,13 @@ class AheadRun:
                 agent="embedding its memories",
                 error=exc,
             )
-            for work in works:
+            for work, _ in decided:
                 self._release(work)
             return
-        steps = {r.name: r.step for r in self.residents.values()}
-        try:
-            outcome = groups_commit(
-                simulation_id=self.simulation.pk,
-                groups=[(work.step, made) for work, made in decided],
-                steps=steps,
-            )
-        except TRANSIENT:
+        outcome = self._transaction([(work.step, made) for work, made in decided])
+        if outcome is None:
             for work, _ in decided:
                 work.not_before = time.monotonic() + RETRY_SECONDS
-            return
-        if outcome is None:  # the run stopped meanwhile (failed, out of budget)
-            for work in works:
-                self._release(work)
             return
         for index, (work, _) in enumerate(decided):
             if index in outcome.waiting:  # a reflection due is not done
@@ -289,15 +303,54 @@ class AheadRun:
                 r.step = work.step + 1
                 r.tile = outcome.tiles[r.name]
                 r.busy = False
-        stepped = [r.step for r in self.residents.values()]
-        self.most_ahead = max(self.most_ahead, max(stepped) - min(stepped))
+        self._note_lead()
         for job_id in outcome.jobs:
             self._run_job(job_id)
 
-    def _decided(self, work: GroupWork) -> list[tuple[str, list[EventDraft]]] | None:
+    def _flush(self) -> bool:
+        """Record the steps that decided nothing and write the log as far as every
+        resident has passed; False when there is nothing to do."""
+        lowest = min((r.step for r in self.residents.values()), default=self.simulation.step)
+        if lowest <= self.simulation.step and not self.unrecorded:
+            return False
+        self._transaction([])
+        return True
+
+    def _transaction(self, groups: list[tuple[int, Decided]]) -> Committed | None:
+        """`groups_commit` with every resident's step; None when it must be tried again
+        (a blip) or the run stopped meanwhile (then the status says so)."""
+        steps = {r.name: r.step for r in self.residents.values()}
+        try:
+            outcome = groups_commit(
+                simulation_id=self.simulation.pk,
+                groups=groups,
+                steps=steps,
+                advanced=dict(self.unrecorded),
+            )
+        except TRANSIENT:
+            time.sleep(
+                RETRY_SECONDS
+            )  # the database is away: the watchdog takes over if it stays so
+            return None
+        self.committed_at = self.checked_at = time.monotonic()
+        if outcome is None:  # the run stopped meanwhile (failed, out of budget)
+            self.simulation.refresh_from_db()
+            return None
+        self.unrecorded.clear()
+        self.simulation.status = outcome.status
+        self.simulation.step = outcome.log_step
+        self.simulation.last_seq = outcome.seq
+        self.state.committed(outcome.events, seq_before=outcome.seq_before, seq=outcome.seq)
+        return outcome
+
+    def _note_lead(self) -> None:
+        stepped = [r.step for r in self.residents.values()]
+        self.most_ahead = max(self.most_ahead, max(stepped) - min(stepped))
+
+    def _decided(self, work: GroupWork) -> Decided | None:
         """The group's decisions; None when one must be made again (a blip) or failed
         the run (`simulation_failed`)."""
-        made: list[tuple[str, list[EventDraft]]] = []
+        made: Decided = []
         for r in work.residents:
             name, drafts = work.decisions[r.name].result()
             if isinstance(drafts, TRANSIENT):
@@ -341,16 +394,6 @@ class AheadRun:
         if job_id not in self.reflections or self.reflections[job_id].done():
             self.reflections[job_id] = self.pool.submit(_threaded_job, job_id)
 
-    # The log writer ------------------------------------------------------------------
-
-    def _write_log(self) -> None:
-        """Append every step all residents have committed, in step order."""
-        lowest = min((r.step for r in self.residents.values()), default=self.simulation.step)
-        while self.simulation.step < lowest:
-            if not log_write_step(simulation_id=self.simulation.pk, step=self.simulation.step):
-                return
-            self.simulation.refresh_from_db()
-
 
 def _pool_close(pool: ThreadPoolExecutor) -> None:
     """Close each pool thread's database connection, then the pool."""
@@ -375,177 +418,6 @@ def _threaded_job(job_id: int) -> None:
         log.exception("reflection job %s failed here; its commit asks again", job_id)
     finally:
         close_old_connections()
-
-
-# --- commits and the log writer (each one transaction) --------------------------------
-
-ORDER_DECISION, ORDER_DELIVERY, ORDER_REQUEST = 0, 1, 2
-
-
-@dataclass
-class Committed:
-    tiles: dict[str, tuple[int, int]]  # each committed resident's tile after its step
-    jobs: list[int]  # the reflection jobs requested
-    waiting: set[int]  # the groups (by index) whose reflection due is not done
-
-
-def groups_commit(
-    *,
-    simulation_id: int,
-    groups: list[tuple[int, list[tuple[str, list[EventDraft]]]]],
-    steps: dict[str, int],
-) -> Committed | None:
-    """In one transaction: apply each group's decisions of its step (`groups`: (step,
-    [(resident, drafts)]) in (step, name) order) through the commit rules to the
-    projections, then write the log of every step that all residents have committed
-    (`steps`: each resident's step before this commit) and stage the rest. A group whose
-    reflection due is not done is left out (`waiting`). None when the run no longer
-    stands. One process runs a simulation's residents (`ahead_claimed`)."""
-    recorder = RecordingBroker()  # the reflection jobs it requests run in this process
-    names = [name for _, decided in groups for name, _ in decided]
-    with broker_used(recorder), transaction.atomic(durable=True):
-        simulation = Simulation.objects.select_for_update().get(pk=simulation_id)
-        if simulation.status not in (SimulationStatus.RUNNING, SimulationStatus.PAUSED):
-            return None
-        for step, decided in groups:
-            if simulation.step > step:
-                raise RuntimeError(f"step {step} of {decided[0][0]} is committed already")
-        committed = committed_agents(simulation=simulation, names=names)
-        waiting: set[int] = set()
-        applied: list[tuple[int, list[str], list[dict[str, Any]]]] = []
-        tiles: dict[str, tuple[int, int]] = {}
-        after = dict(steps)
-        for index, (step, decided) in enumerate(groups):
-            group = [name for name, _ in decided]
-            agents = {name: committed[name] for name in group}
-            due = any(
-                a.reflection_due_step is not None and a.reflection_due_step <= step + 1
-                for a in agents.values()
-            )
-            try:
-                # A savepoint only where a rule may wait (a reflection due): its writes
-                # go with it.
-                with transaction.atomic() if due else nullcontext():
-                    staged = _group_apply(simulation, step, decided, agents)
-            except NotReady:
-                waiting.add(index)
-                continue
-            applied.append((step, group, staged))
-            for name in group:
-                tiles[name] = (agents[name].tile_x, agents[name].tile_y)
-                after[name] = step + 1
-            for event in staged:
-                if event["kind"] == AGENT_MOVED and event["agent"] in agents:
-                    x, y = event["payload"]["tile"]
-                    tiles[event["agent"]] = (x, y)
-        lowest = min(after.values(), default=simulation.step)
-        # A step that every resident has now committed goes to the log at once, unstaged.
-        StagedCommit.objects.bulk_create(
-            StagedCommit(simulation=simulation, step=step, agents=group, events=staged)
-            for step, group, staged in applied
-            if step >= lowest
-        )
-        fresh: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        for step, _, staged in applied:
-            if step < lowest:
-                fresh[step] += staged
-        if simulation.step < lowest:
-            # Every step the log catches up on, its staged commits read in one go.
-            commits: dict[int, list[StagedCommit]] = defaultdict(list)
-            for commit in StagedCommit.objects.filter(
-                simulation=simulation, step__gte=simulation.step, step__lt=lowest
-            ):
-                commits[commit.step].append(commit)
-            while simulation.step < lowest:
-                step = simulation.step
-                _log_write(simulation, step, fresh.get(step, []), commits.get(step, []))
-    jobs = [work.job_id for work in recorder.sent if isinstance(work, Reflect)]
-    return Committed(tiles=tiles, jobs=jobs, waiting=waiting)
-
-
-def _group_apply(
-    simulation: Simulation,
-    step: int,
-    decided: list[tuple[str, list[EventDraft]]],
-    agents: dict[str, CommittedAgent],
-) -> list[dict[str, Any]]:
-    """One group's commit rules and projections; its events with their place in the
-    barrier's order (`key`), for the log."""
-    decider: dict[int, str] = {}
-    drafts: list[EventDraft] = []
-    for name, made in decided:
-        for draft in made:
-            decider[id(draft)] = name
-            drafts.append(draft)
-    context = CommitContext(simulation, step, agents)
-    for rule in COMMIT_RULES:
-        drafts = rule(context, drafts)
-    staged = [
-        {
-            "kind": d.kind,
-            "agent": d.agent,
-            "payload": d.payload,
-            "key": list(_order_key(d, decider)),
-        }
-        for d in drafts
-    ]
-    events = events_project(simulation=simulation, drafts=drafts, step=step + 1)
-    for after in AFTER_COMMIT:
-        transaction.on_commit(functools.partial(after, simulation, step + 1, events))
-    return staged
-
-
-def _order_key(draft: EventDraft, decider: dict[int, str]) -> tuple[int, str]:
-    """Where the barrier's commit puts the draft: with its decider's events, or among
-    the reflections the commit rule adds after all decisions (delivered, then requested)."""
-    if id(draft) in decider:
-        return ORDER_DECISION, decider[id(draft)]
-    if draft.kind == REFLECTION_REQUESTED:
-        return ORDER_REQUEST, draft.agent
-    return ORDER_DELIVERY, draft.agent
-
-
-def log_write_step(*, simulation_id: int, step: int) -> bool:
-    """Append step `step`'s staged events (all its groups have committed); False when the
-    simulation is not at `step` any more."""
-    with transaction.atomic(durable=True):
-        simulation = Simulation.objects.select_for_update().get(pk=simulation_id)
-        if simulation.step != step:
-            return False
-        _log_write(simulation, step)
-    return True
-
-
-def _log_write(
-    simulation: Simulation,
-    step: int,
-    fresh: Sequence[dict[str, Any]] = (),
-    commits: list[StagedCommit] | None = None,
-) -> None:
-    """Append step `step`'s events (those staged: `commits` when read already, and
-    `fresh` ones of this transaction) in the barrier's order, and `simulation.stepped`
-    (the simulation's row is locked); ends the run at its target."""
-    if commits is None:
-        commits = list(StagedCommit.objects.filter(simulation=simulation, step=step))
-    staged = [e for c in commits for e in c.events] + list(fresh)
-    staged.sort(key=lambda e: tuple(e["key"]))  # stable: each decider's own order
-    drafts = [EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"]) for e in staged]
-    stepped = simulation_stepped(step=step + 1)
-    events_project(simulation=simulation, drafts=[stepped], step=step + 1)
-    events_append(simulation=simulation, drafts=[*drafts, stepped], step=step + 1, projected=False)
-    if commits:
-        StagedCommit.objects.filter(pk__in=[c.pk for c in commits]).delete()
-    if (
-        simulation.status == SimulationStatus.RUNNING
-        and simulation.target_step is not None
-        and simulation.step >= simulation.target_step
-    ):
-        simulation_set_status(
-            simulation=simulation,
-            status=SimulationStatus.IDLE,
-            reason=f"reached step {simulation.step}",
-            expected=[SimulationStatus.RUNNING],
-        )
 
 
 # --- entry ----------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Iterable
 from datetime import timedelta
 
 from django.conf import settings
@@ -204,6 +205,25 @@ def reflection_due(context: CommitContext, drafts: list[EventDraft]) -> list[Eve
         >= threshold_for(simulation=simulation, agent_threshold=a.reflection_threshold)
     ]
     return [*drafts, *requests]
+
+
+def reflection_quiet(*, simulation: Simulation, step: int, agents: Iterable[Agent]) -> bool:
+    """Whether `reflection_due` adds nothing to a commit of step `step` that has no events
+    of these residents: none of them has a reflection due by then, or has counted past
+    its threshold with none in flight. (The engine that runs residents ahead then skips
+    the commit of a step that decided nothing.)"""
+    at = step + 1
+    for agent in agents:
+        if agent.reflection_due_step is not None:
+            if agent.reflection_due_step <= at:
+                return False
+            continue
+        threshold = threshold_for(simulation=simulation, agent_threshold=agent.reflection_threshold)
+        if agent.importance_since_reflection >= threshold and "no_reflection" not in (
+            simulation.config.get("ablations", [])
+        ):
+            return False
+    return True
 
 
 def _deliveries(simulation: Simulation, due: dict[str, int]) -> list[EventDraft]:
