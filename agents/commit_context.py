@@ -11,6 +11,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.db import connection
+
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation
 
@@ -35,16 +37,27 @@ class CommittedAgent:
 
 
 _FIELDS = [f.name for f in dataclasses.fields(CommittedAgent)]
+# Read for every commit: fixed statements, not a query built each time.
+_ALL_SQL = (
+    f"SELECT {', '.join(_FIELDS)} FROM {Agent._meta.db_table} "
+    "WHERE simulation_id = %s ORDER BY name"
+)
+_NAMED_SQL = (
+    f"SELECT {', '.join(_FIELDS)} FROM {Agent._meta.db_table} "
+    "WHERE simulation_id = %s AND name = ANY(%s) ORDER BY name"
+)
 
 
 def committed_agents(
     *, simulation: Simulation, names: list[str] | None = None
 ) -> dict[str, CommittedAgent]:
     """Every agent of `simulation` (or the named ones) in name order, as committed."""
-    agents = Agent.objects.filter(simulation=simulation)
-    if names is not None:
-        agents = agents.filter(name__in=names)
-    rows = agents.order_by("name").values_list(*_FIELDS)
+    with connection.cursor() as cursor:
+        if names is None:
+            cursor.execute(_ALL_SQL, [simulation.pk])
+        else:
+            cursor.execute(_NAMED_SQL, [simulation.pk, list(names)])
+        rows = cursor.fetchall()
     return {values[0]: CommittedAgent(*values) for values in rows}
 
 

@@ -13,6 +13,7 @@ from django.db.models import Case, Q, When
 
 from memories.models import Memory, MemoryKind
 from world.models import Agent, Location, LocationKind, Simulation
+from world.rows import RowReader
 
 from ..events import is_idle
 from ..models import Commitment, ObjectState, PlanItem, PlanLevel
@@ -61,22 +62,30 @@ def memory_last_plan_get(*, agent: Agent) -> str | None:
     return rows.values_list("description", flat=True).first()
 
 
+# Read for a resident at most steps: fixed statements, not a query built each time.
+_BLOCK_CURRENT = RowReader(
+    PlanItem,
+    where=f"agent_id = %s AND level = '{PlanLevel.HOUR}' AND NOT superseded "
+    "AND start <= %s AND start > %s",
+    order="start DESC, number DESC LIMIT 1",
+)
+_BLOCK_ACTIONS = RowReader(
+    PlanItem,
+    where=f"agent_id = %s AND NOT superseded AND parent_id IN (SELECT id FROM "
+    f"{PlanItem._meta.db_table} WHERE agent_id = %s AND number = %s)",
+    order="start, number",
+)
+
+
 def plan_block_current(*, agent: Agent, now: datetime) -> PlanItem | None:
     """The agent's latest hour block begun within the last day (it may have ended)."""
-    rows = PlanItem.objects.filter(
-        agent=agent,
-        level=PlanLevel.HOUR,
-        superseded=False,
-        start__lte=now,
-        start__gt=now - timedelta(days=1),
-    )
-    return rows.order_by("-start", "-number").first()
+    found = _BLOCK_CURRENT([agent.pk, now, now - timedelta(days=1)])
+    return found[0] if found else None
 
 
 def plan_actions_list(*, agent: Agent, block_number: int) -> list[PlanItem]:
     """The actions decomposed from the agent's hour block `block_number`, in time order."""
-    rows = PlanItem.objects.filter(agent=agent, parent__number=block_number, superseded=False)
-    return list(rows.order_by("start", "number"))
+    return _BLOCK_ACTIONS([agent.pk, agent.pk, block_number])
 
 
 def object_setters_get(*, simulation: Simulation) -> dict[str, tuple[str, str]]:

@@ -28,8 +28,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from world.models import Town
 
@@ -164,9 +162,25 @@ def _groups_at(level: np.ndarray, distance: np.ndarray, gap: np.ndarray) -> list
     if len(level) == 1:
         return [level]
     pair = np.maximum(gap[level][:, None], gap[level][None, :])
-    near = csr_matrix(distance[np.ix_(level, level)] <= pair)
-    _, labels = connected_components(near, directed=False)
-    parts: dict[int, list[int]] = {}
-    for index, label in zip(level.tolist(), labels.tolist(), strict=True):
-        parts.setdefault(label, []).append(index)
-    return [np.array(part) for part in sorted(parts.values(), key=lambda p: p[0])]
+    near = distance[np.ix_(level, level)] <= pair
+    return [level[part] for part in _connected(near)]
+
+
+def _connected(near: np.ndarray) -> list[np.ndarray]:
+    """The connected parts of a symmetric adjacency matrix, each in index order, by their
+    first index (a breadth-first search a row at a time)."""
+    unseen = np.ones(len(near), dtype=bool)
+    parts: list[np.ndarray] = []
+    for start in range(len(near)):
+        if not unseen[start]:
+            continue
+        part = np.zeros(len(near), dtype=bool)
+        part[start] = True
+        frontier = part.copy()
+        while frontier.any():
+            reached = near[frontier].any(axis=0) & ~part
+            part |= reached
+            frontier = reached
+        unseen &= ~part
+        parts.append(np.flatnonzero(part))
+    return parts

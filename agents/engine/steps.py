@@ -19,6 +19,7 @@ from llm.port import calls_for_step, fallbacks_collected
 from memories.services import memories_embed, memories_embed_ahead
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation, SimulationStatus
+from world.rows import RowReader
 from world.selectors import town_cached
 from world.services import simulation_set_status
 
@@ -39,6 +40,12 @@ log = logging.getLogger(__name__)
 
 # Agent fields cognition does not read every step; loading them is most of a snapshot's bytes.
 COLD_FIELDS = ("seed_statements",)
+
+_HOT = (*COLD_FIELDS, "spatial_memory")  # read when used
+_READ_ALL = RowReader(Agent, where="simulation_id = %s", order="name", exclude=_HOT)
+_READ_NAMED = RowReader(
+    Agent, where="simulation_id = %s AND name = ANY(%s)", order="name", exclude=_HOT
+)
 
 _context_cache: dict[tuple[int, int, int], StepContext] = {}
 # Agent id -> (spatial_version, spatial memory): read again only when it changed.
@@ -64,10 +71,10 @@ def _context_for(simulation: Simulation, step: int) -> StepContext:
 def agents_read(*, simulation: Simulation, names: Sequence[str] | None = None) -> list[Agent]:
     """The simulation's agents (or the named ones) as committed, for cognition to read;
     each one's spatial memory is read again only when its version changed."""
-    rows = Agent.objects.filter(simulation=simulation)
-    if names is not None:
-        rows = rows.filter(name__in=list(names))
-    agents = list(rows.defer(*COLD_FIELDS, "spatial_memory"))
+    if names is None:
+        agents = _READ_ALL([simulation.pk])
+    else:
+        agents = _READ_NAMED([simulation.pk, list(names)])
     if len(_spatial_cache) > 10_000:
         _spatial_cache.clear()  # a long-lived worker that has seen many simulations
     stale = [a.pk for a in agents if _spatial_cache.get(a.pk, (-1, {}))[0] != a.spatial_version]

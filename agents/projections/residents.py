@@ -34,6 +34,7 @@ from agents.events import (
 from memories.events import MEMORY_CREATED, MEMORY_RATED
 from world.addresses import Address
 from world.models import Agent, Event, Simulation
+from world.rows import RowReader
 
 IDENTITY_FIELDS = (
     "first_name",
@@ -256,6 +257,12 @@ def _news_again(agents: Iterable[Agent], payload: dict[str, Any]) -> None:
             agent.recent_observations = [o for o in agent.recent_observations if o != seen]
 
 
+# What a batch of events changes of residents' rows, read without building a query.
+_CHANGED = ("name", "retention", *STATE_FIELDS)
+_READ_ALL = RowReader(Agent, where="simulation_id = %s", fields=_CHANGED)
+_READ_NAMED = RowReader(Agent, where="simulation_id = %s AND name = ANY(%s)", fields=_CHANGED)
+
+
 class AgentProjection:
     name = "agents"
     order = 10
@@ -294,10 +301,11 @@ class AgentProjection:
             return
         # One read and one write for the batch, however many events it holds.
         everyone = any(_set_by_a_user(event) for event in changes)
-        readers = Agent.objects.filter(simulation=simulation)
-        if not everyone:
-            readers = readers.filter(name__in={event.agent for event in changes})
-        agents = {agent.name: agent for agent in readers.only("name", "retention", *STATE_FIELDS)}
+        if everyone:
+            readers = _READ_ALL([simulation.pk])
+        else:
+            readers = _READ_NAMED([simulation.pk, sorted({event.agent for event in changes})])
+        agents = {agent.name: agent for agent in readers}
         # The spatial memory is large and changes rarely: read and written only for the
         # agents that learned a place.
         learned = {event.agent for event in changes if event.kind == AGENT_LEARNED}
