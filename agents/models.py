@@ -90,7 +90,16 @@ class PlanItem(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["agent", "number"], name="plan_item_unique_number")
         ]
-        indexes = [models.Index(fields=["agent", "level", "start"])]
+        indexes = [
+            models.Index(fields=["agent", "level", "start"]),
+            # The few rows that keep a commitment: asked at every step of a committed
+            # resident (`plan_citations_by_agent`).
+            models.Index(
+                fields=["agent", "source_memory"],
+                condition=models.Q(source_memory__isnull=False, superseded=False),
+                name="plan_item_cites",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.start:%H:%M} {self.description}"

@@ -61,6 +61,15 @@ class StepContext:
         return commitments_ahead_by_agent(nows={a.pk: self.now for a in self.agents.values()})
 
     @cached_property
+    def cited(self) -> dict[int, set[int]]:
+        """Agent id -> the memories its live plan rows cite, for the agents with
+        commitments ahead (one read for all)."""
+        from .selectors import plan_citations_by_agent
+
+        committed = [pk for pk, ahead in self.commitments_ahead.items() if ahead]
+        return plan_citations_by_agent(agent_ids=committed)
+
+    @cached_property
     def unrated(self) -> dict[int, list[Unrated]]:
         """Agent id -> its memories awaiting the model's rating (one read for all)."""
         from memories.selectors import memories_unrated
@@ -73,12 +82,14 @@ class StepContext:
         object_setters: dict[str, tuple[str, str]],
         commitments_ahead: dict[int, list[Commitment]],
         unrated: dict[int, list[Unrated]],
+        cited: dict[int, set[int]],
     ) -> StepContext:
         """Give the context reads made once for many contexts of the same committed state
         (the engine that runs residents ahead starts many groups at once)."""
         self.__dict__["object_setters"] = object_setters  # what cached_property would store
         self.__dict__["commitments_ahead"] = commitments_ahead
         self.__dict__["unrated"] = unrated
+        self.__dict__["cited"] = cited
         return self
 
     @cached_property

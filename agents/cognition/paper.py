@@ -53,7 +53,8 @@ def run(mind: Mind) -> list[EventDraft]:
     # A plan made this step (`plan_day`) has all of the day's commitments in it already.
     planned = "no_planning" in mind.ablations or mind.blocks is not None
     ahead = mind.context.commitments_ahead.get(agent.pk, [])
-    if not planned and commitments_unplanned(agent=agent, now=mind.now, ahead=ahead):
+    cited = mind.context.cited.get(agent.pk, set()) if ahead else set()
+    if not planned and commitments_unplanned(agent=agent, now=mind.now, ahead=ahead, cited=cited):
         replan_rest_of_day(mind)  # a commitment made since for later today
     people = perceive(mind)
     reacted = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from functools import cache
 
+from django.db import connection
 from django.db.models import Case, Q, When
 
 from memories.models import Memory, MemoryKind
@@ -154,21 +155,42 @@ def commitments_ahead_of(rows: list[Commitment], now: datetime) -> list[Commitme
 
 
 def commitments_unplanned(
-    *, agent: Agent, now: datetime, ahead: list[Commitment] | None = None
+    *,
+    agent: Agent,
+    now: datetime,
+    ahead: list[Commitment] | None = None,
+    cited: set[int] | None = None,
 ) -> list[Commitment]:
     """Today's commitments still ahead that no live plan row cites: made since the day
     was planned, so the rest of the day must be planned again. `ahead`: the agent's
-    commitments of the day from `now`, when read already (`commitments_ahead_by_agent`)."""
+    commitments of the day from `now`, and `cited`: the memories its live plan rows cite,
+    when read already (`commitments_ahead_by_agent`, `plan_citations_by_agent`)."""
     if ahead is None:
         ahead = commitments_of_day(agent=agent, since=now)
     if not ahead:
         return []
-    cited = set(
-        PlanItem.objects.filter(
-            agent=agent, superseded=False, source_memory__in=[c.memory for c in ahead]
-        ).values_list("source_memory", flat=True)
-    )
+    if cited is None:
+        cited = plan_citations_by_agent(agent_ids=[agent.pk]).get(agent.pk, set())
     return [c for c in ahead if c.memory is not None and c.memory not in cited]
+
+
+def plan_citations_by_agent(*, agent_ids: list[int]) -> dict[int, set[int]]:
+    """Agent id -> the memories (numbers) its live plan rows cite: the commitments its
+    plan keeps (one read for all; agents whose plan cites none are left out)."""
+    found: dict[int, set[int]] = {}
+    if not agent_ids:
+        return found
+    with connection.cursor() as cursor:  # at every step of committed residents: no ORM
+        cursor.execute(_CITED_SQL, [agent_ids])
+        for agent_id, memory in cursor.fetchall():
+            found.setdefault(agent_id, set()).add(memory)
+    return found
+
+
+_CITED_SQL = f"""
+SELECT DISTINCT agent_id, source_memory FROM {PlanItem._meta.db_table}
+WHERE agent_id = ANY(%s) AND source_memory IS NOT NULL AND NOT superseded
+"""
 
 
 def plan_blocks_of_day(*, agent: Agent, day: date, since: datetime) -> list[PlanItem]:

@@ -199,11 +199,17 @@ class AheadRun:
         setters = self.state.setters()
         commitments = self.state.commitments(agents, nows)
         unrated = self.state.unrated(agents)
+        cited = self.state.cited(agents, commitments)
         for work in works:
             work.agents = {r.name: agents[r.name] for r in work.residents}
             context = StepContext(
                 simulation=self.simulation, town=self.town, step=work.step, agents=work.agents
-            ).preload(object_setters=setters, commitments_ahead=commitments, unrated=unrated)
+            ).preload(
+                object_setters=setters,
+                commitments_ahead=commitments,
+                unrated=unrated,
+                cited=cited,
+            )
             for r in work.residents:
                 if self.inline:
                     done: Future[_Decision] = Future()

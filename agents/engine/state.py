@@ -1,11 +1,12 @@
 """What the engine that runs residents ahead keeps of the committed state between its
 rounds (agents/engine/ahead.py): residents' rows, their memories awaiting a rating, their
-commitments of the day and the town's object states.
+commitments of the day and the memories their plans cite, the town's object states.
 
 A round reads again only what the engine's own commits changed: the rows of the
 residents their events name (a projection changes a resident's row only for an event of
-its own), the ratings and commitments of residents given a memory, a rating or a
-commitment, the object states after an `object.state`. A quiet night costs no reads.
+its own), the ratings, commitments and plan citations of residents given a memory, a
+rating, a commitment or a plan, the object states after an `object.state`. A quiet night
+costs no reads.
 The log's last seq says whether anything else was written: the engine records the seq
 its own commits leave, and a commit that finds another one (a user's event, between
 rounds) has everything read again.
@@ -26,8 +27,9 @@ from ..cognition.selectors import (
     commitments_ahead_of,
     commitments_of_day_by_agent,
     object_setters_get,
+    plan_citations_by_agent,
 )
-from ..events import AGENT_COMMITTED, OBJECT_STATE
+from ..events import AGENT_COMMITTED, OBJECT_STATE, PLAN_MADE, PLAN_REVISED
 from ..models import Commitment
 from .steps import agents_read
 
@@ -40,6 +42,7 @@ class CommittedState:
         self._unrated: dict[str, list[Unrated]] = {}
         self._commitments: dict[tuple[str, datetime], list[Commitment]] = {}
         self._setters: dict[str, tuple[str, str]] | None = None
+        self._cited: dict[str, set[int]] = {}
 
     def reset(self) -> None:
         """Forget everything: read again when next asked."""
@@ -47,6 +50,7 @@ class CommittedState:
         self._unrated.clear()
         self._commitments.clear()
         self._setters = None
+        self._cited.clear()
 
     def agents(self, names: Iterable[str]) -> dict[str, Agent]:
         """The residents' committed rows, each a copy of its own (cognition may set a field
@@ -96,6 +100,19 @@ class CommittedState:
                 ahead[agent.pk] = chosen
         return ahead
 
+    def cited(
+        self, agents: dict[str, Agent], commitments: dict[int, list[Commitment]]
+    ) -> dict[int, set[int]]:
+        """Agent id -> the memories its live plan rows cite, for the agents with
+        commitments ahead: `plan_citations_by_agent`."""
+        committed = {name: a for name, a in agents.items() if commitments.get(a.pk)}
+        todo = [a for name, a in committed.items() if name not in self._cited]
+        if todo:
+            found = plan_citations_by_agent(agent_ids=[a.pk for a in todo])
+            for agent in todo:
+                self._cited[agent.name] = found.get(agent.pk, set())
+        return {a.pk: self._cited[name] for name, a in committed.items()}
+
     def committed(self, events: Iterable[dict[str, Any]], *, seq_before: int, seq: int) -> None:
         """The engine committed `events` (kind, agent, payload), finding the log at
         `seq_before` and leaving it at `seq`: what they change is read again."""
@@ -113,6 +130,8 @@ class CommittedState:
                     del self._commitments[key]
             elif kind == OBJECT_STATE:
                 self._setters = None
+            elif kind in (PLAN_MADE, PLAN_REVISED):
+                self._cited.pop(name, None)
 
 
 def _copy(agent: Agent) -> Agent:
