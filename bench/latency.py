@@ -41,7 +41,7 @@ from agents.events import AGENT_CREATED, AGENT_MOVED
 from agents.services import simulation_create_from_base
 from bench.engine import copies_add
 from bench.machine import stamp
-from llm.ahead import ahead_counts
+from llm.ahead import ahead_counts, ahead_settle
 from llm.models import ModelCall
 from llm.policy_server import Latency, client_settings
 from world.models import Event, Simulation
@@ -272,6 +272,7 @@ def main(argv: list[str] | None = None) -> None:
             args.importance_delay,
             start,
         )
+        ahead_settle(timeout=120)  # calls sent ahead for steps past the run: answered
     calls: list[dict[str, Any]] = [
         dict(row)
         for row in ModelCall.objects.filter(simulation=simulation, created_at__gte=since).values(

@@ -16,7 +16,7 @@ import json
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from django.conf import settings
@@ -95,6 +95,14 @@ def ahead_take(
     with _lock:
         _counts["taken"][task.name] += 1
     return answer
+
+
+def ahead_settle(timeout: float | None = None) -> None:
+    """Wait for the calls sent ahead that are still in flight (a process that ends, or a
+    benchmark about to stop its model server)."""
+    with _lock:
+        pending = [future for future in _sent.values() if not future.done()]
+    wait(pending, timeout=timeout)
 
 
 def ahead_counts() -> dict[str, dict[str, int]]:
