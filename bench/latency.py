@@ -19,6 +19,7 @@ engine that runs residents ahead of each other must wait for.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import re
@@ -233,6 +234,20 @@ def tiles_by_step(simulation: Simulation) -> dict[int, list[tuple[str, int, int]
     return found
 
 
+def log_digest(simulation: Simulation) -> str:
+    """A hash of the log (each event's step, kind, resident and payload, in order): two
+    runs wrote the same log when their digests are equal."""
+    digest = hashlib.sha256()
+    rows = (
+        Event.objects.filter(simulation=simulation)
+        .order_by("seq")
+        .values_list("step", "kind", "agent", "payload")
+    )
+    for row in rows.iterator(chunk_size=20_000):
+        digest.update(json.dumps(row, sort_keys=True, default=str).encode())
+    return digest.hexdigest()[:16]
+
+
 def _ratio(wall: float, bound: float) -> float | None:
     return round(wall / bound, 2) if bound else None  # no bound at zero latency
 
@@ -308,6 +323,8 @@ def main(argv: list[str] | None = None) -> None:
         "slots": args.slots or "no limit",
         "agent_threads": settings.SMALLVILLE_AGENT_THREADS,
         "wall_seconds": round(elapsed, 1),
+        "log_events": Event.objects.filter(simulation=simulation).count(),
+        "log_digest": log_digest(simulation),
         "model_calls": len(calls),
         "background_calls": len(calls) - len(critical),
         "critical_calls_by_task": dict(Counter(c["task"] for c in critical).most_common()),
