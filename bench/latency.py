@@ -81,6 +81,7 @@ def run(
     residents: int = 0,
     importance_delay: int | None = None,
     start: datetime = MIDNIGHT,
+    in_flight_cap: int = 0,
 ) -> tuple[Simulation, float, datetime]:
     """The run's simulation, wall seconds and start; its setup (rating the seed memories)
     is offline and not timed. `residents` above the base's: copies of them are added."""
@@ -98,6 +99,12 @@ def run(
         copies_add(simulation, residents)
     steps = round(hours * 3600 / simulation.sec_per_step)
     chosen = {**server, "SMALLVILLE_ENGINE": engine}
+    if in_flight_cap:
+        # Both engines keep this many decisions (and their calls) in flight; the barrier
+        # decides a step's residents as one shard, as the other engine does them.
+        chosen["SMALLVILLE_CALLS_IN_FLIGHT"] = in_flight_cap
+        chosen["SMALLVILLE_AGENT_THREADS"] = in_flight_cap
+        chosen["SMALLVILLE_SHARD_SIZE"] = max(settings.SMALLVILLE_SHARD_SIZE, residents)
     saved = {key: getattr(settings, key) for key in chosen}
     for key, value in chosen.items():
         setattr(settings, key, value)
@@ -263,6 +270,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--base", default=N25)
     parser.add_argument(
+        "--in-flight",
+        type=int,
+        default=0,
+        help="decisions and calls in flight at once (default: SMALLVILLE_CALLS_IN_FLIGHT)",
+    )
+    parser.add_argument(
         "--residents", type=int, default=0, help="the base's residents and copies, this many"
     )
     parser.add_argument(
@@ -286,6 +299,7 @@ def main(argv: list[str] | None = None) -> None:
             args.residents,
             args.importance_delay,
             start,
+            args.in_flight,
         )
         ahead_settle(timeout=120)  # calls sent ahead for steps past the run: answered
     calls: list[dict[str, Any]] = [
@@ -313,7 +327,7 @@ def main(argv: list[str] | None = None) -> None:
         "cognition": "paper",
         "importance_delay": simulation.config["importance_delay"],
         "engine": args.engine,
-        "calls_in_flight_cap": settings.SMALLVILLE_CALLS_IN_FLIGHT,
+        "calls_in_flight_cap": args.in_flight or settings.SMALLVILLE_CALLS_IN_FLIGHT,
         "start": start.isoformat(),
         "sim_hours": args.hours,
         "steps": simulation.step,

@@ -74,8 +74,9 @@ def _apply(
 # statement than Postgres spends running it).
 _INSERT_SQL = """
 INSERT INTO world_event (simulation_id, seq, step, sim_time, kind, agent, payload, created_at)
-SELECT %s, r.seq, %s, %s, r.kind, r.agent, r.payload, now()
-FROM jsonb_to_recordset(%s::jsonb) AS r(seq bigint, kind text, agent text, payload jsonb)
+SELECT %s, r.seq, r.step, r.sim_time, r.kind, r.agent, r.payload, now()
+FROM jsonb_to_recordset(%s::jsonb)
+    AS r(seq bigint, step integer, sim_time timestamptz, kind text, agent text, payload jsonb)
 RETURNING seq, id
 """
 _RESERVE_SQL = """
@@ -97,52 +98,10 @@ def events_append(
     Seq numbers are reserved with one conditional UPDATE; the row lock it takes is held
     until commit, so concurrent appends serialise and the log stays gap-free.
     """
-    drafts = list(drafts)
-    if not drafts:
-        return []
-    # No savepoint inside a caller's transaction: a failure here fails the caller's too.
-    with transaction.atomic(savepoint=False):
-        at_step = simulation.step if step is None else step
-        sim_time = simulation.sim_time_at(at_step)
-        with connection.cursor() as cursor:
-            cursor.execute(_RESERVE_SQL, [len(drafts), simulation.pk])
-            reserved = cursor.fetchone()
-            if reserved is None:
-                raise Simulation.DoesNotExist(f"simulation {simulation.pk} is gone")
-            last_seq = int(reserved[0])
-            first = last_seq - len(drafts) + 1
-            rows = [
-                {"seq": first + offset, "kind": d.kind, "agent": d.agent, "payload": d.payload}
-                for offset, d in enumerate(drafts)
-            ]
-            cursor.execute(_INSERT_SQL, [simulation.pk, at_step, sim_time, json.dumps(rows)])
-            ids = dict(cursor.fetchall())
-        now = timezone.now()
-        events = [
-            Event(
-                id=ids[first + offset],
-                simulation=simulation,
-                seq=first + offset,
-                step=at_step,
-                sim_time=sim_time,
-                kind=d.kind,
-                agent=d.agent,
-                payload=d.payload,
-                created_at=now,
-            )
-            for offset, d in enumerate(drafts)
-        ]
-        simulation.last_seq = last_seq
-        _apply(simulation, events, in_log_order=None if projected else True)
-    return events
-
-
-_INSERT_STEPS_SQL = """
-INSERT INTO world_event (simulation_id, seq, step, sim_time, kind, agent, payload, created_at)
-SELECT %s, r.seq, r.step, r.sim_time, r.kind, r.agent, r.payload, now()
-FROM jsonb_to_recordset(%s::jsonb)
-    AS r(seq bigint, step integer, sim_time timestamptz, kind text, agent text, payload jsonb)
-"""
+    at_step = simulation.step if step is None else step
+    return events_append_steps(
+        simulation=simulation, batches=[(at_step, list(drafts))], projected=projected
+    )
 
 
 def events_append_steps(
@@ -150,37 +109,27 @@ def events_append_steps(
     simulation: Simulation,
     batches: Sequence[tuple[int, Sequence[EventDraft]]],
     projected: bool = True,
-) -> None:
+) -> list[Event]:
     """`events_append` of several steps' events at once, each batch at its step, in step
     order: one reservation of seq numbers and one insert for them all (the engine that
     runs residents ahead writes the log of every step it catches up on so)."""
     batches = [(step, list(drafts)) for step, drafts in batches if drafts]
     total = sum(len(drafts) for _, drafts in batches)
     if not total:
-        return
+        return []
+    # No savepoint inside a caller's transaction: a failure here fails the caller's too.
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         cursor.execute(_RESERVE_SQL, [total, simulation.pk])
         reserved = cursor.fetchone()
         if reserved is None:
             raise Simulation.DoesNotExist(f"simulation {simulation.pk} is gone")
         seq = int(reserved[0]) - total
-        rows: list[dict[str, Any]] = []
-        events: list[Event] = []
         now = timezone.now()
+        events: list[Event] = []
         for step, drafts in batches:
             sim_time = simulation.sim_time_at(step)
             for d in drafts:
                 seq += 1
-                rows.append(
-                    {
-                        "seq": seq,
-                        "step": step,
-                        "sim_time": sim_time.isoformat(),
-                        "kind": d.kind,
-                        "agent": d.agent,
-                        "payload": d.payload,
-                    }
-                )
                 events.append(
                     Event(
                         simulation=simulation,
@@ -193,9 +142,24 @@ def events_append_steps(
                         created_at=now,
                     )
                 )
-        cursor.execute(_INSERT_STEPS_SQL, [simulation.pk, json.dumps(rows)])
+        rows = [
+            {
+                "seq": e.seq,
+                "step": e.step,
+                "sim_time": e.sim_time.isoformat(),
+                "kind": e.kind,
+                "agent": e.agent,
+                "payload": e.payload,
+            }
+            for e in events
+        ]
+        cursor.execute(_INSERT_SQL, [simulation.pk, json.dumps(rows)])
+        ids = dict(cursor.fetchall())
+        for event in events:
+            event.id = ids[event.seq]
         simulation.last_seq = seq
         _apply(simulation, events, in_log_order=None if projected else True)
+    return events
 
 
 def events_project(

@@ -9,44 +9,26 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
-from agents.services import simulation_create_from_base
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
-from world.models import Simulation
 
 from .test_ahead import log_of
+from .test_ratings import run, town
 
-N3 = "base_the_ville_isabella_maria_klaus"
 TEN_TO_EIGHT = datetime(2023, 2, 13, 7, 50, tzinfo=UTC)
 STEPS = 90  # to 08:05: the hour's last actions start, end, and the next hour begins
-
-
-def town(user: User) -> Simulation:
-    return simulation_create_from_base(
-        owner=user,
-        base=N3,
-        seed=3,
-        start_time=TEN_TO_EIGHT,
-        config={"cognition": "paper"},
-    )
-
-
-def run(simulation: Simulation, settings: Any) -> Simulation:
-    settings.SMALLVILLE_ENGINE = "barrier"
-    return engine.simulation_run_inline(simulation=simulation, steps=STEPS)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_next_hour_is_decomposed_ahead_and_the_log_is_the_offline_one(
     user: User, settings: Any
 ) -> None:
-    offline = run(town(user), settings)
-    simulation = town(user)
+    offline = run(town(user, TEN_TO_EIGHT), settings, STEPS)
+    simulation = town(user, TEN_TO_EIGHT)
     with PolicyServer(latency="fixed:0.1") as server:
         for key, value in server.settings().items():
             setattr(settings, key, value)
-        run(simulation, settings)
+        run(simulation, settings, STEPS)
     assert [x[1:] for x in log_of(simulation)] == [y[1:] for y in log_of(offline)]
     eight = simulation.sim_time_at(60)  # 08:00, where the residents' next hour begins
     made = ModelCall.objects.filter(simulation=simulation, task="decompose")

@@ -4,6 +4,7 @@ later step, by its owner, from a call sent ahead when the model is behind the ne
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -25,15 +26,15 @@ N3 = "base_the_ville_isabella_maria_klaus"
 STEPS = 150
 
 
-def town(user: User, **config: Any) -> Simulation:
+def town(user: User, start: datetime = SEVEN, **config: Any) -> Simulation:
     return simulation_create_from_base(
-        owner=user, base=N3, seed=3, start_time=SEVEN, config={"cognition": "paper", **config}
+        owner=user, base=N3, seed=3, start_time=start, config={"cognition": "paper", **config}
     )
 
 
-def run(simulation: Simulation, settings: Any) -> Simulation:
+def run(simulation: Simulation, settings: Any, steps: int = STEPS) -> Simulation:
     settings.SMALLVILLE_ENGINE = "barrier"
-    return engine.simulation_run_inline(simulation=simulation, steps=STEPS)
+    return engine.simulation_run_inline(simulation=simulation, steps=steps)
 
 
 @pytest.mark.django_db(transaction=True)
