@@ -29,7 +29,7 @@ from django.db.models import Count, Max, Sum
 from agents.engine import simulation_run, simulation_run_inline
 from agents.services import simulation_create_from_base
 from agents.workerproc import private_worker
-from bench.latency import chain_bound, decision_chains
+from bench.bounds import chain_bound, decision_chains
 from bench.machine import stamp
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer

@@ -33,13 +33,27 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
 
 from agents.engine import simulation_run_inline
-from agents.events import AGENT_CREATED, AGENT_MOVED
+from agents.engine.schedule import reach_of
+from agents.events import (
+    AGENT_ACTING,
+    AGENT_CREATED,
+    AGENT_MOVED,
+    CONVERSATION_HELD,
+    OBJECT_STATE,
+)
 from agents.services import simulation_create_from_base
+from bench.bounds import (
+    chain_bound,
+    decision_chains,
+    dependency_bound,
+    resident_bound,
+    rule_bound,
+    seen_change_bound,
+)
 from bench.engine import copies_add
 from bench.machine import stamp
 from llm.ahead import ahead_counts, ahead_settle
@@ -148,85 +162,6 @@ def in_flight(calls: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-Chains = dict[tuple[int, str], int]  # (step, decider) -> its longest chain of calls
-
-
-def decision_chains(calls: list[dict[str, Any]]) -> Chains:
-    """Per decision (a resident's step: the ledger's `step` and `decider`), the longest
-    chain of its calls one after another: those that ran at once (`together`) count once.
-    From the ledger's admission and finish times, so the run's own latency shows which
-    waited for which."""
-    by_decision: dict[tuple[int, str], list[tuple[float, float]]] = defaultdict(list)
-    for call in calls:
-        if call["finished_at"] is None:
-            continue
-        who = call.get("decider") or call["agent_name"]
-        by_decision[(call["step"], who)].append(
-            (call["created_at"].timestamp(), call["finished_at"].timestamp())
-        )
-    chains: Chains = {}
-    for key, spans in by_decision.items():
-        spans.sort()
-        longest: list[int] = []
-        for i, (start, _) in enumerate(spans):
-            before = [longest[j] for j in range(i) if spans[j][1] <= start + OVERLAP]
-            longest.append(1 + max(before, default=0))
-        chains[key] = max(longest)
-    return chains
-
-
-OVERLAP = 0.005  # seconds: a call admitted this soon after another's answer followed it
-
-
-def chain_bound(chains: Chains) -> int:
-    """Per step, the longest chain of one decision (the barrier waits for it); summed."""
-    per_step: dict[int, int] = defaultdict(int)
-    for (step, _), length in chains.items():
-        per_step[step] = max(per_step[step], length)
-    return sum(per_step.values())
-
-
-def resident_bound(chains: Chains) -> int:
-    """The most calls one resident's own decisions waited on, one after another."""
-    per_resident: dict[str, int] = defaultdict(int)
-    for (_, who), length in chains.items():
-        per_resident[who] += length
-    return max(per_resident.values(), default=0)
-
-
-def dependency_bound(
-    chains: Chains,
-    names: list[str],
-    tiles: dict[int, list[tuple[str, int, int]]],
-    *,
-    reach: int,
-    steps: int,
-) -> int:
-    """The oracle's wait: the longest chain of calls through residents that could perceive
-    each other. A resident's step starts when its own previous step, and that of every
-    resident within `reach` tiles (Chebyshev: vision) of it, are done, and adds its
-    decision's chain. What a scheduler that knew where everyone will stand must still wait
-    for to write the barrier's log; between the resident bound (nobody waits on anyone)
-    and the chain bound (everyone waits on all). `tiles`: per step, the (name, x, y) of
-    residents placed or moved then (the state a step decides from is the log up to it)."""
-    index = {name: i for i, name in enumerate(names)}
-    cost: dict[int, np.ndarray] = {}
-    for (step, who), length in chains.items():
-        if who in index:
-            row = cost.setdefault(step, np.zeros(len(names)))
-            row[index[who]] += length
-    where = np.zeros((len(names), 2), dtype=np.int64)
-    done = np.zeros(len(names))
-    for step in range(steps + 1):
-        for name, x, y in tiles.get(step, ()):
-            where[index[name]] = (x, y)
-        apart = np.abs(where[:, None, :] - where[None, :, :]).max(axis=2)
-        done = np.where(apart <= reach, done[None, :], 0.0).max(axis=1)
-        if step in cost:
-            done = done + cost[step]
-    return int(done.max(initial=0))
-
-
 def tiles_by_step(simulation: Simulation) -> dict[int, list[tuple[str, int, int]]]:
     """Where residents stand: per step of the log, the (name, x, y) of those placed or moved
     (the state a step decides from is the log up to it)."""
@@ -238,6 +173,21 @@ def tiles_by_step(simulation: Simulation) -> dict[int, list[tuple[str, int, int]
     )
     for step, name, tile in rows.iterator(chunk_size=20_000):
         found[step].append((name, tile[0], tile[1]))
+    return found
+
+
+def seen_changes(simulation: Simulation) -> dict[int, set[str]]:
+    """Per step of the log, the residents whose events then others can see: a move, an
+    action begun, an object changed, a conversation held (`bounds.seen_change_bound`)."""
+    found: dict[int, set[str]] = defaultdict(set)
+    kinds = (AGENT_MOVED, AGENT_ACTING, OBJECT_STATE, CONVERSATION_HELD)
+    rows = (
+        Event.objects.filter(simulation=simulation, kind__in=kinds)
+        .exclude(agent="")
+        .values_list("step", "agent")
+    )
+    for step, name in rows.iterator(chunk_size=20_000):
+        found[step].add(name)
     return found
 
 
@@ -313,11 +263,24 @@ def main(argv: list[str] | None = None) -> None:
     chains = decision_chains(critical)
     chained, busiest = chain_bound(chains), resident_bound(chains)
     vision = max(simulation.agents.values_list("vision_radius", flat=True))
-    dependent = dependency_bound(
+    names = list(simulation.agents.order_by("name").values_list("name", flat=True))
+    tiles = tiles_by_step(simulation)
+    dependent = dependency_bound(chains, names, tiles, reach=vision, steps=simulation.step)
+    seen = seen_change_bound(
         chains,
-        list(simulation.agents.order_by("name").values_list("name", flat=True)),
-        tiles_by_step(simulation),
-        reach=vision,
+        names,
+        tiles,
+        seen_changes(simulation),
+        simulation.town,
+        vision=vision,
+        steps=simulation.step,
+    )
+    ruled = rule_bound(
+        chains,
+        names,
+        tiles,
+        reach_of(simulation.town, vision=vision),
+        first=0,
         steps=simulation.step,
     )
     per_call = latency.mean
@@ -350,11 +313,20 @@ def main(argv: list[str] | None = None) -> None:
         "chain_bound_calls": chained,
         "chain_bound_seconds": round(chained * per_call, 1),
         "wall_over_chain_bound": _ratio(elapsed, chained * per_call),
+        # The rule of the engine that runs residents ahead, played out on this log with
+        # the engine costing nothing (bench/bounds.py).
+        "rule_bound_calls": ruled,
+        "rule_bound_seconds": round(ruled * per_call, 1),
+        "wall_over_rule_bound": _ratio(elapsed, ruled * per_call),
         # Through residents within sight of each other (where they stood in the log): what
         # an oracle scheduler that writes the barrier's log waits for.
         "dependency_bound_calls": dependent,
         "dependency_bound_seconds": round(dependent * per_call, 1),
         "wall_over_dependency_bound": _ratio(elapsed, dependent * per_call),
+        # Only on those in the same arena whose last step changed what is seen of them:
+        # no engine that writes the barrier's log can wait less.
+        "seen_change_bound_calls": seen,
+        "seen_change_bound_seconds": round(seen * per_call, 1),
         # The busiest resident's own decisions one after another: what an engine waits
         # for if no resident ever waited on another.
         "resident_bound_calls": busiest,

@@ -5,7 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bench.latency import chain_bound, decision_chains, dependency_bound, resident_bound
+import pytest
+
+from agents.engine.schedule import reach_of
+from bench.bounds import (
+    chain_bound,
+    decision_chains,
+    dependency_bound,
+    resident_bound,
+    rule_bound,
+    seen_change_bound,
+)
+from world.models import Town
+from world.selectors import arena_addresses
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -59,3 +71,40 @@ def test_a_wait_is_carried_by_whoever_was_in_sight_even_after_they_part() -> Non
     # and nobody who never came within sight of either waits on them
     far = chains((0, "a", 3), (3, "c", 1))
     assert dependency_bound(far, ["a", "b", "c"], tiles, reach=8, steps=4) == 3
+
+
+@pytest.mark.django_db
+def test_the_rule_lets_residents_far_apart_wait_only_for_themselves(ville: Town) -> None:
+    """Two residents far apart, each with its own long decisions at different steps:
+    under the rule the engine waits for neither's calls twice; side by side, each
+    waits for the other, as at a barrier."""
+    reach = reach_of(ville, vision=8)
+    made = chains((0, "a", 3), (1, "b", 2), (2, "a", 1))
+    far = {0: [("a", 0, 0), ("b", 120, 0)]}
+    assert rule_bound(made, ["a", "b"], far, reach, first=0, steps=3) <= 4
+    close = {0: [("a", 0, 0), ("b", 3, 0)]}
+    assert rule_bound(made, ["a", "b"], close, reach, first=0, steps=3) == 6
+
+
+@pytest.mark.django_db
+def test_a_resident_in_sight_is_waited_for_only_when_its_step_changed_what_is_seen(
+    ville: Town,
+) -> None:
+    made = chains((0, "a", 3), (1, "b", 2))
+    # Two residents side by side in one arena of the Ville.
+    (ax, ay), (bx, by) = side_by_side(ville)
+    tiles = {0: [("a", ax, ay), ("b", bx, by)]}
+    quiet: dict[int, set[str]] = {}
+    assert seen_change_bound(made, ["a", "b"], tiles, quiet, ville, vision=8, steps=2) == 3
+    moved = {1: {"a"}}  # a's step 0 moved it: b's step 1 waits for it
+    assert seen_change_bound(made, ["a", "b"], tiles, moved, ville, vision=8, steps=2) == 5
+
+
+def side_by_side(town: Town) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Two neighbouring tiles of one arena."""
+    arenas = arena_addresses(town=town)
+    for index, block in enumerate(town.arena_layer):
+        x, y = town.tile_xy(index)
+        if arenas.get(block) and town.arena_layer[town.tile_index(x + 1, y)] == block:
+            return (x, y), (x + 1, y)
+    raise AssertionError("the town has no arena two tiles wide")
