@@ -30,6 +30,11 @@ def simulation_lease(simulation_id: int) -> str:
     return f"smallville:lease:simulation:{simulation_id}"
 
 
+def ahead_lease(simulation_id: int) -> str:
+    """Held by the process running a simulation's residents ahead of each other."""
+    return f"smallville:lease:ahead:{simulation_id}"
+
+
 def job_lease(job_id: int) -> str:
     return f"smallville:lease:reflection:{job_id}"
 

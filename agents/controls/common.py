@@ -11,14 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from django.core.cache import cache
 from django.db import transaction
 
 from world.addresses import Address
 from world.eventlog import EventDraft, events_append
-from world.models import Agent, Event, Simulation
+from world.models import Agent, Event, Simulation, SimulationStatus
 from world.selectors import town_cached
 
 from ..cognition import StepContext
+from ..leases import ahead_lease
 from ..models import StagedCommit
 
 NEWCOMER_DEFAULTS = {
@@ -51,7 +53,7 @@ def append_now(
     committed since the caller loaded the simulation. `then` runs under the same lock."""
     with transaction.atomic():
         current = Simulation.objects.select_for_update().get(pk=simulation.pk)
-        if StagedCommit.objects.filter(simulation=current).exists():
+        if _ahead(current):
             raise ControlConflict(
                 "residents of this simulation stand ahead of its log (the engine runs them "
                 "ahead of each other): pause it, and once they stand at one step the "
@@ -62,6 +64,20 @@ def append_now(
             then(current)
     simulation.step, simulation.last_seq = current.step, current.last_seq
     return events
+
+
+def _ahead(simulation: Simulation) -> bool:
+    """Whether residents stand ahead of the log: staged there, or running ahead of each
+    other in a process now (where steps that decided nothing are recorded only by the
+    next commit)."""
+    if StagedCommit.objects.filter(simulation=simulation).exists():
+        return True
+    if simulation.status != SimulationStatus.RUNNING:
+        return False
+    try:
+        return cache.get(ahead_lease(simulation.pk)) is not None
+    except Exception:
+        return False  # no cache: a run ahead records its residents' steps within a second
 
 
 def context_now(simulation: Simulation) -> StepContext:

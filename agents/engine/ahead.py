@@ -43,7 +43,7 @@ from world.models import Agent, Simulation, SimulationStatus
 from world.selectors import town_cached
 
 from ..cognition import StepContext, cognition_for
-from ..leases import lease_held
+from ..leases import ahead_lease, lease_held
 from ..models import StagedCommit
 from ..reflection.models import JobStatus, ReflectionJob
 from ..reflection.services import reflection_job_run_inline, reflection_quiet
@@ -427,10 +427,6 @@ def _threaded_job(job_id: int) -> None:
 
 
 # --- entry ----------------------------------------------------------------------------
-
-
-def ahead_lease(simulation_id: int) -> str:
-    return f"smallville:lease:ahead:{simulation_id}"
 
 
 @contextmanager

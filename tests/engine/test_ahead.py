@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
 
 from agents import engine
 from agents.cognition import _objects_by_arena
@@ -16,6 +17,7 @@ from agents.controls.voice import agent_whisper
 from agents.dispatch import RecordingBroker, broker_used
 from agents.engine.ahead import ahead_run
 from agents.engine.run import simulation_run
+from agents.leases import ahead_lease
 from agents.models import StagedCommit
 from agents.services import simulation_create_from_base
 from llm.policy_server import PolicyServer
@@ -207,3 +209,24 @@ def test_a_control_waits_while_residents_stand_ahead_of_the_log(user: User) -> N
     with pytest.raises(ControlConflict, match="ahead of its log"):
         agent_whisper(simulation=simulation, agent=klaus, statement="Maria likes physics")
     assert log_of(simulation) == before
+
+
+@pytest.mark.django_db
+def test_a_control_waits_while_a_run_holds_residents_ahead_in_its_process(user: User) -> None:
+    """Steps that decided nothing are recorded by the run's next commit, not at once: while
+    a process runs the residents ahead of each other, a whisper is refused (409 in the
+    API) and changes nothing, staged rows or not; once the run is over it applies."""
+    simulation = three_residents(user, 1)
+    Simulation.objects.filter(pk=simulation.pk).update(status=SimulationStatus.RUNNING)
+    simulation.refresh_from_db()
+    before = log_of(simulation)
+    klaus = Agent.objects.get(simulation=simulation, name="Klaus Mueller")
+    cache.set(ahead_lease(simulation.pk), 1, timeout=30)
+    try:
+        with pytest.raises(ControlConflict, match="ahead of its log"):
+            agent_whisper(simulation=simulation, agent=klaus, statement="Maria likes physics")
+        assert log_of(simulation) == before
+    finally:
+        cache.delete(ahead_lease(simulation.pk))
+    agent_whisper(simulation=simulation, agent=klaus, statement="Maria likes physics")
+    assert len(log_of(simulation)) > len(before)
