@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -90,18 +91,11 @@ def dependency_bound(
     for to write the barrier's log; between the resident bound (nobody waits on anyone)
     and the chain bound (everyone waits on all). `tiles`: per step, the (name, x, y) of
     residents placed or moved then (the state a step decides from is the log up to it)."""
-    index = {name: i for i, name in enumerate(names)}
-    cost = _costs(chains, index)
-    where = np.zeros((len(names), 2), dtype=np.int64)
-    done = np.zeros(len(names))
-    for step in range(steps + 1):
-        for name, x, y in tiles.get(step, ()):
-            where[index[name]] = (x, y)
-        apart = np.abs(where[:, None, :] - where[None, :, :]).max(axis=2)
-        done = np.where(apart <= reach, done[None, :], 0.0).max(axis=1)
-        if step in cost:
-            done = done + cost[step]
-    return int(done.max(initial=0))
+
+    def waits(step: int, where: np.ndarray) -> np.ndarray:
+        return np.abs(where[:, None, :] - where[None, :, :]).max(axis=2) <= reach
+
+    return _wait_bound(chains, names, tiles, waits, steps=steps)
 
 
 def seen_change_bound(
@@ -118,13 +112,9 @@ def seen_change_bound(
     previous step changed what can be seen of them (`changed`: per log step, who moved,
     began an action, changed an object or talked then)."""
     index = {name: i for i, name in enumerate(names)}
-    cost = _costs(chains, index)
     arenas = arena_addresses(town=town)
-    where = np.zeros((len(names), 2), dtype=np.int64)
-    done = np.zeros(len(names))
-    for step in range(steps + 1):
-        for name, x, y in tiles.get(step, ()):
-            where[index[name]] = (x, y)
+
+    def waits(step: int, where: np.ndarray) -> np.ndarray:
         arena = np.array(
             [hash(arenas.get(town.arena_layer[town.tile_index(x, y)], "")) for x, y in where]
         )
@@ -132,9 +122,32 @@ def seen_change_bound(
         seen &= arena[:, None] == arena[None, :]
         moved = np.zeros(len(names), dtype=bool)
         moved[[index[n] for n in changed.get(step, ()) if n in index]] = True
-        waits = seen & moved[None, :]
-        np.fill_diagonal(waits, True)
-        done = np.where(waits, done[None, :], 0.0).max(axis=1)
+        together = seen & moved[None, :]
+        np.fill_diagonal(together, True)
+        return together
+
+    return _wait_bound(chains, names, tiles, waits, steps=steps)
+
+
+def _wait_bound(
+    chains: Chains,
+    names: list[str],
+    tiles: dict[int, list[tuple[str, int, int]]],
+    waits: Callable[[int, np.ndarray], np.ndarray],
+    *,
+    steps: int,
+) -> int:
+    """Play the steps out: a resident's step starts when its own previous step and those
+    of everyone it `waits` on (a boolean matrix of who waits on whom, from where everyone
+    stands) are done, and adds its decision's chain; the longest total."""
+    index = {name: i for i, name in enumerate(names)}
+    cost = _costs(chains, index)
+    where = np.zeros((len(names), 2), dtype=np.int64)
+    done = np.zeros(len(names))
+    for step in range(steps + 1):
+        for name, x, y in tiles.get(step, ()):
+            where[index[name]] = (x, y)
+        done = np.where(waits(step, where), done[None, :], 0.0).max(axis=1)
         if step in cost:
             done = done + cost[step]
     return int(done.max(initial=0))

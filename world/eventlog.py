@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 
 from django.db import connection, transaction
@@ -127,21 +128,9 @@ def events_append_steps(
         now = timezone.now()
         events: list[Event] = []
         for step, drafts in batches:
-            sim_time = simulation.sim_time_at(step)
             for d in drafts:
                 seq += 1
-                events.append(
-                    Event(
-                        simulation=simulation,
-                        seq=seq,
-                        step=step,
-                        sim_time=sim_time,
-                        kind=d.kind,
-                        agent=d.agent,
-                        payload=d.payload,
-                        created_at=now,
-                    )
-                )
+                events.append(_event(simulation, d, step=step, seq=seq, now=now))
         rows = [
             {
                 "seq": e.seq,
@@ -172,24 +161,26 @@ def events_project(
     that runs residents ahead, agents.engine.ahead, stages only those): a rebuild from
     the log then gives the same projections. Projections kept `in_log_order` are left to
     `events_append`."""
-    sim_time = simulation.sim_time_at(step)
     now = timezone.now()
-    events = [
-        Event(
-            simulation=simulation,
-            seq=0,
-            step=step,
-            sim_time=sim_time,
-            kind=d.kind,
-            agent=d.agent,
-            payload=d.payload,
-            created_at=now,
-        )
-        for d in drafts
-    ]
+    events = [_event(simulation, d, step=step, seq=0, now=now) for d in drafts]
     with transaction.atomic(savepoint=False):
         _apply(simulation, events, in_log_order=False)
     return events
+
+
+def _event(
+    simulation: Simulation, draft: EventDraft, *, step: int, seq: int, now: datetime
+) -> Event:
+    return Event(
+        simulation=simulation,
+        seq=seq,
+        step=step,
+        sim_time=simulation.sim_time_at(step),
+        kind=draft.kind,
+        agent=draft.agent,
+        payload=draft.payload,
+        created_at=now,
+    )
 
 
 def simulation_rebuild(*, simulation: Simulation) -> None:
