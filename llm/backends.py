@@ -54,6 +54,7 @@ class LLMConfig:
     context_tokens: int = 0
     send_task: bool = False  # the task, inputs and seed go with each request (`TASK_FIELD`)
     priority: bool = False  # each request carries its `priority` (vLLM's field)
+    server_slots: int = 0  # requests in flight to the server across every process (0: any)
 
     @classmethod
     def from_settings(cls) -> LLMConfig:
@@ -73,6 +74,7 @@ class LLMConfig:
             context_tokens=settings.SMALLVILLE_LLM_CONTEXT_TOKENS,
             send_task=settings.SMALLVILLE_LLM_SEND_TASK,
             priority=settings.SMALLVILLE_LLM_PRIORITY,
+            server_slots=settings.SMALLVILLE_LLM_SERVER_SLOTS,
         )
         if config.response_format not in RESPONSE_FORMATS:
             raise ImproperlyConfigured(

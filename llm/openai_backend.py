@@ -29,7 +29,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, cast
 
 import openai
@@ -50,6 +50,7 @@ from .context import MESSAGE_OVERHEAD, MIN_REPLY, Fitted, prompt_fit
 from .dialects import dialect_from_models, ladder_for, refuses_format, request_options
 from .errors import ModelCallFailed, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
 from .replies import OutputInvalid, parse_reply
+from .slots import server_slot
 from .tasks import Inputs, PromptTask, output_token_limit
 from .tokens import count_message_tokens, count_tokens
 
@@ -184,7 +185,7 @@ class OpenAIBackend:
             attempts.append(attempt)
             started = time.monotonic()
             try:
-                with self._slot():
+                with self._slot(request.priority):
                     completion = self._client.chat.completions.create(
                         model=self.model,
                         messages=cast(list[ChatCompletionMessageParam], messages),
@@ -266,12 +267,20 @@ class OpenAIBackend:
         return {**options, "extra_body": extra} if extra else options
 
     @contextmanager
-    def _slot(self) -> Iterator[None]:
-        if self._slots is None:
+    def _slot(self, priority: int) -> Iterator[None]:
+        """This process's limit, then the server's slots shared by every process."""
+        with self._slots or nullcontext(), self._server_slot(priority):
             yield
-            return
-        with self._slots:
-            yield
+
+    def _server_slot(self, priority: int) -> AbstractContextManager[None]:
+        if not self.config.server_slots:
+            return nullcontext()
+        return server_slot(
+            self._server_key,
+            slots=self.config.server_slots,
+            priority=priority,
+            lease=self.config.timeout + 10,
+        )
 
 
 def _failed(

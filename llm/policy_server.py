@@ -22,7 +22,7 @@ import random
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -198,6 +198,8 @@ class PolicyServer:
         self.seed = seed
         self.model = model
         self._gate = PriorityGate(slots) if slots else None
+        self.in_flight = self.peak = 0  # answers being worked on now, and the most at once
+        self._count = threading.Lock()
         self._server = _Server((host, port), self._handler())
         self._thread: threading.Thread | None = None
 
@@ -245,11 +247,8 @@ class PolicyServer:
         field = body[TASK_FIELD]
         rng = random.Random(f"{self.seed}\0{field['task']}\0{field['seed']}")
         delay = self.latency.draw(rng)
-        if self._gate is None:
+        with self._gate.held(priority) if self._gate else nullcontext(), self._working():
             time.sleep(delay)
-        else:
-            with self._gate.held(priority):
-                time.sleep(delay)
         return {
             "id": f"policy-{field['seed']:x}",
             "object": "chat.completion",
@@ -264,6 +263,17 @@ class PolicyServer:
             ],
             "usage": usage,
         }
+
+    @contextmanager
+    def _working(self) -> Iterator[None]:
+        with self._count:
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+        try:
+            yield
+        finally:
+            with self._count:
+                self.in_flight -= 1
 
     def models(self) -> dict[str, Any]:
         return {

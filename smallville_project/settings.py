@@ -280,6 +280,9 @@ SMALLVILLE_LLM_TIMEOUT = float(os.environ.get("SMALLVILLE_LLM_TIMEOUT", "60"))
 SMALLVILLE_LLM_MAX_RETRIES = int(os.environ.get("SMALLVILLE_LLM_MAX_RETRIES", "4"))
 SMALLVILLE_LLM_MAX_REASKS = int(os.environ.get("SMALLVILLE_LLM_MAX_REASKS", "2"))
 SMALLVILLE_LLM_CONCURRENCY = int(os.environ.get("SMALLVILLE_LLM_CONCURRENCY", "0"))
+# Requests the model server takes at once, shared by every process through Redis (the
+# waiting ones in priority order; llm/slots.py); 0: no shared limit.
+SMALLVILLE_LLM_SERVER_SLOTS = int(os.environ.get("SMALLVILLE_LLM_SERVER_SLOTS", "0"))
 SMALLVILLE_LLM_RESPONSE_FORMAT = os.environ.get("SMALLVILLE_LLM_RESPONSE_FORMAT", "json_schema")
 SMALLVILLE_LLM_BACKOFF_BASE = float(os.environ.get("SMALLVILLE_LLM_BACKOFF_BASE", "1"))
 SMALLVILLE_LLM_BACKOFF_MAX = float(os.environ.get("SMALLVILLE_LLM_BACKOFF_MAX", "30"))
