@@ -229,7 +229,8 @@ def _embed(
         found = dict.fromkeys(cached.values_list("text_hash", flat=True))
     missing = [text for text in dict.fromkeys(texts) if hashes[text] not in found]
     if missing:
-        _ahead_settle()
+        if kind == PASSAGE:
+            _ahead_settle(missing)
         fresh = _vectors(embedder, missing, kind, simulation)
         EmbeddingCache.objects.bulk_create(
             [
@@ -286,7 +287,7 @@ def _vectors(
 # already. Only the process memo is written there, never the database, so nothing
 # depends on the step's transaction.
 _ahead_pool: ThreadPoolExecutor | None = None
-_ahead: set[Future[Any]] = set()
+_ahead: dict[Future[Any], frozenset[str]] = {}  # each batch, with its texts
 _ahead_lock = threading.Lock()
 
 
@@ -302,7 +303,7 @@ def passages_embed_ahead(texts: Sequence[str]) -> None:
         if _ahead_pool is None:
             _ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-ahead")
         future = _ahead_pool.submit(_uncached_vectors, embedder, list(texts))
-        _ahead.add(future)
+        _ahead[future] = frozenset(texts)
     future.add_done_callback(_ahead_done)
 
 
@@ -324,14 +325,17 @@ def _uncached_vectors(embedder: Embedder, texts: list[str]) -> None:
 
 def _ahead_done(future: Future[Any]) -> None:
     with _ahead_lock:
-        _ahead.discard(future)
+        _ahead.pop(future, None)
 
 
-def _ahead_settle() -> None:
-    """Wait for the passages being embedded ahead, so none is computed twice. A failure
-    there is left for the caller's own attempt to meet."""
+def _ahead_settle(texts: list[str]) -> None:
+    """Wait for the batches embedding any of these passages ahead, so none is computed
+    twice; the others go on (a query waits for none of them: in a town of hundreds, the
+    backlog of passages would hold up every resident's retrieval). A failure there is
+    left for the caller's own attempt to meet."""
+    wanted = set(texts)
     with _ahead_lock:
-        pending = list(_ahead)
+        pending = [future for future, batch in _ahead.items() if not batch.isdisjoint(wanted)]
     wait(pending)
 
 

@@ -133,6 +133,29 @@ def test_passages_embedded_ahead_are_computed_once_and_stored_by_the_step(
     assert set(rows.values_list("text_hash", flat=True)) == {text_hash(t) for t in TEXTS}
 
 
+def test_a_query_and_other_passages_do_not_wait_for_passages_embedded_ahead(
+    model_runs: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a town of hundreds the passages embedded ahead are a backlog of seconds: a
+    resident's retrieval query, or a passage not among them, goes on without them."""
+    embedder = embedder_get()
+    counting = embedder.embed
+
+    def slow(texts: Sequence[str], kind: str) -> Any:
+        if list(texts) == TEXTS:
+            time.sleep(2.0)  # the backlog
+        return counting(texts, kind)
+
+    monkeypatch.setattr(embedder, "embed", slow)
+    passages_embed_ahead(TEXTS)
+    started = time.monotonic()
+    embed_query(text="Where is the party?")
+    embed_passages(texts=["Maria Lopez is studying physics"])
+    assert time.monotonic() - started < 1.0
+    embed_passages(texts=TEXTS)  # the backlog's own texts wait for it, computed once
+    assert model_runs.count(TEXTS) == 1
+
+
 def test_empty_batch() -> None:
     assert embed_passages(texts=[]).shape == (0, EMBEDDING_DIMENSIONS)
 
