@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 from datetime import datetime
+
+from django.db import close_old_connections
 
 from world.models import Simulation
 
@@ -12,8 +15,13 @@ from ..dispatch import AgentSteps, Reflect, Tick, TickCommit, Work, broker_used
 from ..leases import lease_held, simulation_lease
 from ..reflection.services import reflection_job_run_inline
 from .commit import tick_commit
+from .failures import TRANSIENT
 from .run import simulation_run
 from .steps import agent_steps, tick_start
+
+log = logging.getLogger(__name__)
+
+_RESENDS = 8  # a work item's attempts after a transient failure, 0.5 s to 8 s apart
 
 
 class InlineBroker:
@@ -28,17 +36,31 @@ class InlineBroker:
     def drain(self) -> None:
         while self.pending:
             work = self.pending.popleft()
-            match work:
-                case Tick(simulation_id, step):
-                    tick_start(simulation_id=simulation_id, step=step)
-                case AgentSteps(simulation_id, step, names):
-                    agent_steps(simulation_id=simulation_id, step=step, names=names)
-                case TickCommit(simulation_id, step, later):
-                    if later:
-                        time.sleep(0.05)  # let the work the commit waits for go on
-                    tick_commit(simulation_id=simulation_id, step=step)
-                case Reflect(job_id):
-                    reflection_job_run_inline(job_id)
+            for attempt in range(_RESENDS + 1):
+                try:
+                    self._run(work)
+                    break
+                except TRANSIENT as exc:  # the database or cache is away for a moment
+                    if attempt == _RESENDS:
+                        raise
+                    # As a worker's broker delivers it again: decisions stored are kept.
+                    log.warning("%s failed (%r); running it again", work, exc)
+                    time.sleep(min(8.0, 0.5 * 2**attempt))
+                    close_old_connections()  # a connection the failure broke is opened anew
+
+    @staticmethod
+    def _run(work: Work) -> None:
+        match work:
+            case Tick(simulation_id, step):
+                tick_start(simulation_id=simulation_id, step=step)
+            case AgentSteps(simulation_id, step, names):
+                agent_steps(simulation_id=simulation_id, step=step, names=names)
+            case TickCommit(simulation_id, step, later):
+                if later:
+                    time.sleep(0.05)  # let the work the commit waits for go on
+                tick_commit(simulation_id=simulation_id, step=step)
+            case Reflect(job_id):
+                reflection_job_run_inline(job_id)
 
 
 def simulation_run_inline(

@@ -7,11 +7,14 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 
 from agents import engine
 from agents.cognition import StepContext, cognition_register
 from agents.cognition.minimal import MinimalCognition
 from agents.dispatch import Tick, TickCommit, Work
+from agents.engine import inline
+from agents.engine.steps import tick_start
 from agents.models import Decision
 from agents.services import simulation_create_from_base
 from world.eventlog import EventDraft, simulation_fork, simulation_rebuild, simulation_snapshot
@@ -229,3 +232,28 @@ def test_failed_step_stops_cleanly_and_resume_continues(user: User) -> None:
     # The same log as a run that never failed (but for the config naming the cognition).
     plain = engine.simulation_run_inline(simulation=_new(user), steps=60)
     assert log_of(resumed, seq__gt=1) == log_of(plain, seq__gt=1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_in_process_outlives_a_dropped_database_connection(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database drops the run's connection at a tick: the work is run again, as a
+    worker's broker would deliver it again, and the log is the uninterrupted run's."""
+    reference = engine.simulation_run_inline(simulation=_new(user), steps=30)
+    ticks = 0
+
+    def dropped(**kwargs: Any) -> None:
+        nonlocal ticks
+        ticks += 1
+        if ticks == 10:
+            with connection.cursor() as cursor:  # the server ends this very connection
+                cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+        tick_start(**kwargs)
+
+    monkeypatch.setattr(inline, "tick_start", dropped)
+    simulation = engine.simulation_run_inline(simulation=_new(user), steps=30)
+    assert ticks == 31  # the dropped tick ran again
+    assert simulation.status == SimulationStatus.IDLE and simulation.step == 30
+    drop_ids = [row[1:] for row in log_of(reference)]
+    assert [row[1:] for row in log_of(simulation)] == drop_ids
