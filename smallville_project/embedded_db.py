@@ -34,12 +34,12 @@ def _shared_buffers() -> str:
 
 
 # Server settings, written once to postgresql.auto.conf (a new _CONF_VERSION rewrites them).
-_CONF_VERSION = 2
+_CONF_VERSION = 3
 _SERVER_CONF = {
     "shared_buffers": _shared_buffers(),
     "maintenance_work_mem": "1GB",
     "work_mem": "64MB",
-    "max_connections": "200",
+    "max_connections": "400",  # a 500-resident town keeps 100 calls in flight, each a connection
     "max_parallel_maintenance_workers": "2",
     "fsync": "on",
 }
