@@ -52,6 +52,7 @@ return 0
 
 _POLL = (0.002, 0.01)  # seconds between a waiting request's tries: first, at most
 _client: Any = None
+_acquire: Any = None  # the script, registered: each try sends its hash, not its text
 
 
 def _redis() -> Any:
@@ -60,6 +61,14 @@ def _redis() -> Any:
         url = str(settings.CACHES["default"]["LOCATION"])
         _client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
     return _client
+
+
+def _acquire_script() -> Any:
+    global _acquire
+    client = _redis()
+    if _acquire is None or _acquire.registered_client is not client:
+        _acquire = client.register_script(_ACQUIRE)
+    return _acquire
 
 
 def _keys(server: str) -> list[str]:
@@ -78,11 +87,10 @@ def server_slot(server: str, *, slots: int, priority: int, lease: float) -> Iter
     pause = _POLL[0]
     held = False
     try:
-        client = _redis()
+        acquire = _acquire_script()
         while True:
             now = int(time.time() * 1000)
-            args = [token, now, int(lease * 1000), slots, score]
-            if client.eval(_ACQUIRE, len(keys), *keys, *args):
+            if acquire(keys=keys, args=[token, now, int(lease * 1000), slots, score]):
                 held = True
                 break
             time.sleep(pause)

@@ -128,9 +128,10 @@ def events_append_steps(
         now = timezone.now()
         events: list[Event] = []
         for step, drafts in batches:
+            sim_time = simulation.sim_time_at(step)
             for d in drafts:
                 seq += 1
-                events.append(_event(simulation, d, step=step, seq=seq, now=now))
+                events.append(_event(simulation, d, step, sim_time, seq=seq, now=now))
         rows = [
             {
                 "seq": e.seq,
@@ -161,21 +162,27 @@ def events_project(
     that runs residents ahead, agents.engine.ahead, stages only those): a rebuild from
     the log then gives the same projections. Projections kept `in_log_order` are left to
     `events_append`."""
-    now = timezone.now()
-    events = [_event(simulation, d, step=step, seq=0, now=now) for d in drafts]
+    sim_time, now = simulation.sim_time_at(step), timezone.now()
+    events = [_event(simulation, d, step, sim_time, seq=0, now=now) for d in drafts]
     with transaction.atomic(savepoint=False):
         _apply(simulation, events, in_log_order=False)
     return events
 
 
 def _event(
-    simulation: Simulation, draft: EventDraft, *, step: int, seq: int, now: datetime
+    simulation: Simulation,
+    draft: EventDraft,
+    step: int,
+    sim_time: datetime,
+    *,
+    seq: int,
+    now: datetime,
 ) -> Event:
     return Event(
         simulation=simulation,
         seq=seq,
         step=step,
-        sim_time=simulation.sim_time_at(step),
+        sim_time=sim_time,
         kind=draft.kind,
         agent=draft.agent,
         payload=draft.payload,
