@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any
@@ -26,6 +27,15 @@ from world.towns import town_get_or_import
 DEMO_USER = "demo"
 PATH_FROM = "the Ville:Isabella Rodriguez's apartment:main room"
 PATH_TO = "the Ville:Hobbs Cafe:cafe"
+OFFLINE = "the offline backend: deterministic rules standing in for a model, not a model"
+FLOOR = (
+    "{model} is a small model (the bundled SmolLM2-135M-Instruct has 135 million "
+    "parameters), here to show the machinery running on this machine. What the residents "
+    "plan, do and say with it is a floor, not what a capable model would do: expect odd "
+    "places and garbled words. Calls marked 'fallback' took the offline policy's rules "
+    "instead. For the paper's behaviour point SMALLVILLE_LLM_* at a capable model "
+    "(docs/language-models.md)."
+)
 
 
 def short(address: str) -> str:
@@ -53,9 +63,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not options["local_model"]:
-            self.stdout.write(
-                "Language model: the offline backend (deterministic rules, not a model)"
-            )
+            self.stdout.write(f"Language model: {OFFLINE}")
             self._demo(options, worker_env={})
             return
         if options["base"] == "base_the_ville_n25":
@@ -63,11 +71,14 @@ class Command(BaseCommand):
         self.stdout.write("Language model: starting the local model server (llama-cpp-python)...")
         with LocalModelServer() as server:
             self.stdout.write(f"  {server.model_name} at {server.base_url}")
+            self.stdout.write("  " + FLOOR.format(model=server.model_name))
             with override_settings(**server.settings()):
                 self._demo(options, worker_env=server.env())
 
     def _demo(self, options: dict[str, Any], *, worker_env: dict[str, str]) -> None:
-        self._show_calls = bool(worker_env)
+        self._model = worker_env.get("SMALLVILLE_LLM_MODEL", "")
+        self._printed: set[int] = set()  # above _floor; every call up to it is printed
+        self._floor = 0
         town = town_get_or_import()
         self._show_town(town)
         owner, _ = User.objects.get_or_create(username=DEMO_USER)
@@ -87,14 +98,33 @@ class Command(BaseCommand):
         self.stdout.write(f"\nPath {short(PATH_FROM)} -> {short(PATH_TO)}: {len(path) - 1} steps")
         self.stdout.write("  " + " ".join(f"({x},{y})" for x, y in path))
         self._run(simulation, options["steps"], worker_env)
+        self._show_source(simulation)
         self._show_timeline(simulation)
         self._show_viewer(simulation)
 
+    def _show_source(self, simulation: Simulation) -> None:
+        """Whose words the timeline shows: the rules, or a model (and how often its rules)."""
+        if not self._model:
+            self.stdout.write(f"\nWhat follows comes from {OFFLINE}.")
+            return
+        calls = ModelCall.objects.filter(simulation=simulation)
+        fallbacks = calls.filter(fallback=True).count()
+        self.stdout.write(
+            f"\nWhat follows comes from {self._model}: its words are a floor, not what a "
+            f"capable model would do; {fallbacks} of its {calls.count()} calls fell back to "
+            "the offline policy's rules."
+        )
+
     def _show_viewer(self, simulation: Simulation) -> None:
-        """Where to watch and replay the run: the viewer's URL, and how to get there."""
+        """Where to watch and replay the run: the viewer's URL (where `make serve` listens,
+        SMALLVILLE_WEB_BIND), and how to get there."""
+        bind = os.environ.get("SMALLVILLE_WEB_BIND", "").strip() or "127.0.0.1:8000"
+        host, _, port = bind.rpartition(":")
+        if host in ("", "0.0.0.0", "[::]", "::"):  # listening everywhere: this machine's loopback
+            host = "127.0.0.1"
         self.stdout.write(
             f"\nWatch and replay it in the town viewer: "
-            f"http://127.0.0.1:8000/simulations/{simulation.pk}/\n"
+            f"http://{host}:{port}/simulations/{simulation.pk}/\n"
             f"  start the server:  make serve   (or `make web` for the development server)\n"
             f"  log in as '{DEMO_USER}': set its password once with "
             f"`python manage.py changepassword {DEMO_USER}`"
@@ -104,7 +134,8 @@ class Command(BaseCommand):
         """Where each resident went (a line when its place changes), and who talked."""
         self.stdout.write("\nTimeline (who went where and did what, whom they saw, who talked):")
         where: dict[str, str] = {}
-        talks = {c.step: c for c in simulation.conversations.all()}
+        # A conversation is its pair's at its step: two pairs may talk in the same step.
+        talks = {(c.step, frozenset(c.participants)): c for c in simulation.conversations.all()}
         residents = set(simulation.agents.values_list("name", flat=True))
         events = simulation.events.filter(kind__in=[AGENT_ACTING, AGENT_PERCEIVED])
         for event in events.order_by("seq"):
@@ -124,7 +155,8 @@ class Command(BaseCommand):
             where[event.agent] = place
             what = f"{event.payload['emoji']} {event.payload['action']}"
             self.stdout.write(f"  {event.sim_time:%H:%M}  {event.agent:<20} {what} @ {place}")
-            conversation = talks.pop(event.step, None) if chat else None
+            pair = (event.step, frozenset((event.agent, chat)))
+            conversation = talks.pop(pair, None) if chat else None
             if conversation is not None:
                 self.stdout.write(f"         {conversation.summary}")
         seen = simulation.events.filter(kind=AGENT_PERCEIVED).count()
@@ -156,12 +188,15 @@ class Command(BaseCommand):
             place = short(address_at(town=town, tile=agent.tile))
             self.stdout.write(f"  {agent.name:<20} ({agent.tile_x:>3},{agent.tile_y:>3})  {place}")
 
-    def _print_new_calls(self, simulation: Simulation, after: int) -> int:
-        """Print the model calls that ended since call `after`; the last one's id."""
-        if not self._show_calls:
-            return after
-        calls = ModelCall.objects.filter(simulation=simulation, pk__gt=after)
-        for call in calls.exclude(finished_at=None).order_by("id"):
+    def _print_new_calls(self, simulation: Simulation) -> None:
+        """Print the model calls that ended since the last look, in the order they ended: a
+        call that ends after a later-numbered one is printed when it ends."""
+        if not self._model:
+            return
+        ledger = ModelCall.objects.filter(simulation=simulation)
+        calls = ledger.filter(pk__gt=self._floor, finished_at__isnull=False)
+        calls = calls.exclude(pk__in=self._printed)
+        for call in calls.order_by("finished_at", "id"):
             how = (
                 "fallback (offline policy)"
                 if call.fallback
@@ -171,19 +206,24 @@ class Command(BaseCommand):
                 f"\n    call {call.pk}: {call.task:<22} {call.agent_name:<20} "
                 f"{call.latency_ms:>6} ms  {how}"
             )
-            after = call.pk
-        return after
+            self._printed.add(call.pk)
+        # Calls below the first one still in flight are all printed: forget them.
+        waiting = ledger.filter(finished_at=None).order_by("id").values_list("id", flat=True)
+        floor = waiting.first()
+        if floor is not None and floor - 1 > self._floor:
+            self._printed = {pk for pk in self._printed if pk >= floor}
+            self._floor = floor - 1
 
     def _run(self, simulation: Simulation, steps: int, worker_env: dict[str, str]) -> None:
         self.stdout.write(f"\nRunning {steps} steps on a Celery worker (Redis broker)...")
         started = time.monotonic()
         tty = sys.stdout.isatty()
         shown = -1
-        last_call = self._print_new_calls(simulation, 0)
+        self._print_new_calls(simulation)
         with private_worker(env=worker_env, concurrency=2):
             simulation_run(simulation=simulation, steps=steps)
             while True:
-                last_call = self._print_new_calls(simulation, last_call)
+                self._print_new_calls(simulation)
                 progress = simulation_progress(simulation=simulation)
                 done = int(30 * progress.step / steps)
                 if tty or done != shown:  # a line per tick of the bar when not a terminal
@@ -200,6 +240,7 @@ class Command(BaseCommand):
                     raise CommandError("the run took too long; see the worker log")
                 time.sleep(0.5)
         elapsed = time.monotonic() - started
+        self._print_new_calls(simulation)  # those that ended after the last look
         if tty:
             sys.stdout.write("\n")
         if progress.status != SimulationStatus.IDLE:
