@@ -3,7 +3,7 @@
 // Reads only the public REST API, so it is also an example of integrating with it.
 
 import { getJSON, postJSON, itemsOf } from "./api.js";
-import { TownView } from "./town.js";
+import { EMOJI_FONT, TownView } from "./town.js";
 import { ResidentPanel, TownPanel } from "./panels.js";
 
 const root = document.getElementById("viewer");
@@ -12,6 +12,9 @@ const TOWN = Number(root.dataset.town);
 const CHUNK = Number(root.dataset.replayChunk);
 const API = `/api/simulations/${SIM}`;
 const POLL_MS = 1000;
+const POLL_RUNNING_MS = 500; // while the run goes, so the page trails it by little
+const CATCH_UP = 3; // frames read beyond these are applied at once, not walked
+const ZOOM = 1.25;
 
 const $ = (id) => document.getElementById(id);
 
@@ -50,6 +53,7 @@ class Viewer {
     this.lastStep = 0;
     this.shownStep = 0;
     this.lastSeq = null;
+    this.readStep = 0; // the last step the log read so far has closed
     this.frames = []; // live frames not yet shown
     this.frame = { moved: [], acted: [] };
   }
@@ -62,7 +66,20 @@ class Viewer {
     this.simulation = simulation;
     this.town = new TownView($("map"), map);
     const wrap = $("map-wrap");
-    this.town.setScale(Math.max(6, Math.floor(wrap.clientWidth / map.width)));
+    this.town.fit(wrap.clientWidth);
+    // The map fills its container's width, again when the window changes (the container's
+    // parent: a scrollbar appearing inside the container does not refit it).
+    let width = wrap.parentElement.clientWidth;
+    new ResizeObserver(() => {
+      const now = wrap.parentElement.clientWidth;
+      if (now === width) return;
+      width = now;
+      const fitted = this.town.fitted;
+      const tile = this.town.tile;
+      this.town.fitTile = Math.max(1, wrap.clientWidth / map.width);
+      this.town.setScale(fitted ? this.town.fitTile : tile);
+    }).observe(wrap.parentElement);
+    this.emojiFont = this.loadEmojiFont();
     const first = await this.chunk(simulation.step);
     this.lastStep = simulation.step;
     this.townPanel = new TownPanel(API, first.residents);
@@ -72,8 +89,20 @@ class Viewer {
     this.wire();
     this.showSimulation(simulation);
     this.offlineNote();
+    await this.emojiFont;
     root.dataset.ready = "true";
     this.poll();
+  }
+
+  // The page's emoji font, loaded before the residents' emoji are drawn (a canvas does not
+  // ask for a font itself), then the frame drawn again with it.
+  async loadEmojiFont() {
+    try {
+      await document.fonts.load(`16px ${EMOJI_FONT}`, "💬");
+    } catch (error) {
+      /* the system's emoji font then, if any */
+    }
+    this.town.request();
   }
 
   // The residents and the live state as the replay gives them at the last step.
@@ -166,8 +195,8 @@ class Viewer {
       const i = this.town.residentAt(event.clientX - box.left, event.clientY - box.top);
       if (i >= 0) this.select(i);
     });
-    $("zoom-in").addEventListener("click", () => this.town.setScale(this.town.tile + 2));
-    $("zoom-out").addEventListener("click", () => this.town.setScale(this.town.tile - 2));
+    $("zoom-in").addEventListener("click", () => this.town.setScale(this.town.tile * ZOOM));
+    $("zoom-out").addEventListener("click", () => this.town.setScale(this.town.tile / ZOOM));
     $("run").addEventListener("click", () => this.control("run", { steps: Number($("run-steps").value) }));
     $("pause").addEventListener("click", () => this.control("pause"));
     $("resume").addEventListener("click", () => this.control("resume"));
@@ -211,7 +240,7 @@ class Viewer {
     } catch (error) {
       $("control-error").textContent = `lost the server: ${error.message}`;
     }
-    setTimeout(() => this.poll(), POLL_MS);
+    setTimeout(() => this.poll(), this.simulation.status === "running" ? POLL_RUNNING_MS : POLL_MS);
   }
 
   async readEvents() {
@@ -255,6 +284,7 @@ class Viewer {
         if (i === undefined) this.newcomer = true;
         break;
       case "simulation.stepped":
+        this.readStep = p.step;
         this.frames.push({ step: p.step, ...this.frame });
         this.frame = { moved: [], acted: [] };
         return;
@@ -262,8 +292,12 @@ class Viewer {
     this.townPanel.feed(event);
   }
 
-  // Show the frames read, one after the other within the poll interval.
+  // Show the frames read, one after the other within the poll interval. Behind the run
+  // (more than CATCH_UP frames waiting: a run faster than the page walks, or steps
+  // committed in a batch), the older frames are applied at once and only the last few
+  // walked, so the clock stays within a few steps of the log read, as the event list does.
   play() {
+    this.catchUp();
     if (this.playing) return;
     this.playing = true;
     const next = () => {
@@ -272,20 +306,36 @@ class Viewer {
         this.playing = false;
         return;
       }
-      applyFrame(this.live, frame);
-      this.lastStep = frame.step;
-      if (this.following) this.show(this.live, frame.step);
-      else $("slider").max = String(this.lastStep);
-      if (frame.step % 6 === 0 || !this.frames.length) this.townPanel.refreshObjects();
-      setTimeout(next, Math.max(60, POLL_MS / (this.frames.length + 1)));
+      this.showFrame(frame, frame.step % 6 === 0 || !this.frames.length);
+      setTimeout(next, Math.max(40, POLL_RUNNING_MS / (this.frames.length + 1)));
     };
     next();
+  }
+
+  catchUp() {
+    if (this.frames.length <= CATCH_UP) return;
+    let objects = false;
+    while (this.frames.length > CATCH_UP + 1) {
+      const skipped = this.frames.shift();
+      applyFrame(this.live, skipped);
+      objects ||= skipped.step % 6 === 0;
+    }
+    this.showFrame(this.frames.shift(), objects);
+  }
+
+  showFrame(frame, objects) {
+    applyFrame(this.live, frame);
+    this.lastStep = frame.step;
+    if (this.following) this.show(this.live, frame.step);
+    else $("slider").max = String(this.lastStep);
+    if (objects) this.townPanel.refreshObjects();
   }
 }
 
 // For scripts and tests driving the page: the residents, their drawn state and the step.
 const viewer = new Viewer();
 window.smallvilleViewer = viewer;
+window.__viewer = viewer; // the debug name: town.labels are the names' laid-out boxes
 viewer.start().catch((error) => {
   $("control-error").textContent = `could not load the viewer: ${error.message}`;
   root.dataset.ready = "error";

@@ -4,6 +4,13 @@
 const WALL = "#3d4247";
 const GROUND = "#cfe0b4";
 const MOVE_MS = 450;
+const MAX_TILE = 32;
+// The residents' emoji: the page's own font (a subset of Noto Color Emoji, viewer.css), so
+// they draw on a machine without an emoji font; the system's for any emoji it lacks.
+export const EMOJI_FONT = '"Smallville Emoji", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji"';
+// Which names are laid out first: sectors when zoomed out, arenas from this tile size on.
+const ARENAS_FROM = 9;
+const ARENAS_FIRST_FROM = 16;
 
 // Run-length decoding: value, count, value, count, ... (as /api/towns/{id}/map/ sends).
 export function decodeRuns(runs, size) {
@@ -20,6 +27,17 @@ function hue(index) {
   return (index * 137.508) % 360; // the golden angle: neighbours get distant hues
 }
 
+function overlaps(a, b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+// How many tiles each place of a layer has (layer values are place index + 1).
+function areas(layer, count) {
+  const out = new Int32Array(count);
+  for (const v of layer) if (v) out[v - 1]++;
+  return out;
+}
+
 export class TownView {
   constructor(canvas, map) {
     this.canvas = canvas;
@@ -29,26 +47,40 @@ export class TownView {
     this.walls = decodeRuns(map.collision, size);
     this.sectorOf = decodeRuns(map.sector_tiles, size);
     this.arenaOf = decodeRuns(map.arena_tiles, size);
+    this.sectorArea = areas(this.sectorOf, map.sectors.length);
+    this.arenaArea = areas(this.arenaOf, map.arenas.length);
     this.residents = [];
     this.drawn = []; // where each resident was last drawn, for clicks
     this.links = [];
+    this.labels = []; // the place names laid out: {name, kind, x, y, w, h} in CSS pixels
     this.selected = -1;
     this.tile = 8;
+    this.fitTile = 8;
     this.pending = false;
   }
 
+  // The tile size at which the map fills its container's width (the least zoom).
+  fit(width) {
+    this.fitTile = Math.max(1, width / this.map.width);
+    this.setScale(this.fitTile);
+  }
+
   setScale(tile) {
-    this.tile = Math.max(4, Math.min(32, Math.round(tile)));
+    this.tile = Math.min(Math.max(MAX_TILE, this.fitTile), Math.max(this.fitTile, tile));
     const ratio = window.devicePixelRatio || 1;
     const w = this.map.width * this.tile;
     const h = this.map.height * this.tile;
-    this.canvas.width = w * ratio;
-    this.canvas.height = h * ratio;
+    this.canvas.width = Math.round(w * ratio);
+    this.canvas.height = Math.round(h * ratio);
     this.canvas.style.width = `${w}px`;
     this.canvas.style.height = `${h}px`;
     this.ratio = ratio;
     this.background = this.drawMap();
     this.request();
+  }
+
+  get fitted() {
+    return Math.abs(this.tile - this.fitTile) < 1e-6;
   }
 
   drawMap() {
@@ -68,7 +100,12 @@ export class TownView {
         else if (arena) g.fillStyle = `hsl(${hue(arena)}, 45%, 78%)`;
         else if (sector) g.fillStyle = `hsl(${hue(sector + 50)}, 30%, 88%)`;
         else g.fillStyle = GROUND;
-        g.fillRect(x * t, y * t, t, t);
+        // Whole device pixels, so a fractional tile size leaves no seams between tiles.
+        const x0 = Math.round(x * t * this.ratio) / this.ratio;
+        const y0 = Math.round(y * t * this.ratio) / this.ratio;
+        const x1 = Math.round((x + 1) * t * this.ratio) / this.ratio;
+        const y1 = Math.round((y + 1) * t * this.ratio) / this.ratio;
+        g.fillRect(x0, y0, x1 - x0, y1 - y0);
       }
     }
     // Objects: a darker inset square on each of their tiles.
@@ -76,22 +113,65 @@ export class TownView {
     for (const object of this.map.objects) {
       for (const [x, y] of object.tiles) g.fillRect(x * t + t * 0.2, y * t + t * 0.2, t * 0.6, t * 0.6);
     }
-    // Names: sectors bold, arenas small, each at its label tile.
+    this.labels = this.layoutLabels(g);
     g.textAlign = "center";
-    g.textBaseline = "middle";
+    g.textBaseline = "alphabetic";
     g.lineWidth = 3;
     g.strokeStyle = "rgba(255, 255, 255, 0.85)";
-    const label = (place, font, colour) => {
-      const [x, y] = place.label_tile;
-      g.font = font;
-      g.fillStyle = colour;
-      g.strokeText(place.name, (x + 0.5) * t, (y + 0.5) * t);
-      g.fillText(place.name, (x + 0.5) * t, (y + 0.5) * t);
-    };
-    const small = Math.max(8, Math.round(t * 1.1));
-    if (t >= 10) for (const arena of this.map.arenas) label(arena, `${small}px system-ui`, "#394046");
-    for (const sector of this.map.sectors) label(sector, `bold ${small + 2}px system-ui`, "#1f2a2e");
+    for (const label of this.labels) {
+      g.font = label.font;
+      g.fillStyle = label.kind === "sector" ? "#1f2a2e" : "#394046";
+      g.strokeText(label.name, label.textX, label.textY);
+      g.fillText(label.name, label.textX, label.textY);
+    }
     return off;
+  }
+
+  // The place names to draw, each at its label tile or a little off it, none over another
+  // (boxes measured as drawn, with their white outline): sectors when zoomed out, arenas
+  // too as one zooms in (first from ARENAS_FIRST_FROM), larger places first; a name with
+  // no free spot is left out.
+  layoutLabels(g) {
+    const t = this.tile;
+    const size = Math.max(8, Math.round(t * 1.1));
+    const kinds = [["sector", this.map.sectors, this.sectorArea, `bold ${size + 2}px system-ui`]];
+    if (t >= ARENAS_FROM) {
+      const arenas = ["arena", this.map.arenas, this.arenaArea, `${size}px system-ui`];
+      if (t >= ARENAS_FIRST_FROM) kinds.unshift(arenas);
+      else kinds.push(arenas);
+    }
+    const width = this.map.width * t;
+    const height = this.map.height * t;
+    const pad = 2; // half the outline, and a pixel between names
+    const placed = [];
+    g.textAlign = "center"; // as drawn: the measures are from the anchor
+    g.textBaseline = "alphabetic";
+    for (const [kind, places, area, font] of kinds) {
+      g.font = font;
+      const order = places.map((_, i) => i).sort((a, b) => area[b] - area[a]);
+      for (const i of order) {
+        const place = places[i];
+        if (!area[i]) continue;
+        const m = g.measureText(place.name);
+        const w = m.actualBoundingBoxLeft + m.actualBoundingBoxRight + 2 * pad;
+        const h = m.actualBoundingBoxAscent + m.actualBoundingBoxDescent + 2 * pad;
+        const cx = (place.label_tile[0] + 0.5) * t;
+        const cy = (place.label_tile[1] + 0.5) * t;
+        const spots = [[0, 0], [0, -h], [0, h], [-w / 2, 0], [w / 2, 0], [0, -2 * h], [0, 2 * h]];
+        for (const [dx, dy] of spots) {
+          const x = Math.min(Math.max(0, cx + dx - w / 2), width - w);
+          const y = Math.min(Math.max(0, cy + dy - h / 2), height - h);
+          const box = { name: place.name, kind, font, x, y, w, h };
+          if (placed.some((other) => overlaps(box, other))) continue;
+          // The text's anchor (centre, baseline) inside its measured box.
+          box.textX = x + pad + m.actualBoundingBoxLeft;
+          box.textY = y + pad + m.actualBoundingBoxAscent;
+          placed.push(box);
+          break;
+        }
+      }
+    }
+    return placed;
   }
 
   // New tiles for the residents: each walks from where it is drawn now.
@@ -138,7 +218,7 @@ export class TownView {
     g.setTransform(this.ratio, 0, 0, this.ratio, 0, 0);
     g.drawImage(this.background, 0, 0, this.map.width * t, this.map.height * t);
     let moving = false;
-    const radius = Math.max(7, t * 0.85);
+    const radius = t * 1.1; // a resident's disc scales with the map
     const where = this.residents.map((r) => {
       const p = this.positionOf(r, now);
       if (r.start && now - r.start < MOVE_MS) moving = true;
@@ -159,7 +239,8 @@ export class TownView {
     g.textBaseline = "middle";
     g.lineWidth = 1.5;
     const font = `bold ${Math.round(radius * 0.95)}px system-ui`;
-    const emojiFont = `${Math.round(radius * 1.3)}px sans-serif`;
+    const emojiFont = `${Math.round(radius * 1.4)}px ${EMOJI_FONT}`;
+    const initials = radius >= 5; // smaller, they would be a smudge
     this.residents.forEach((r, i) => {
       const [x, y] = where[i];
       g.beginPath();
@@ -170,7 +251,7 @@ export class TownView {
       g.stroke();
       g.fillStyle = i === this.selected ? "#1f2a2e" : "#fff";
       g.font = font;
-      g.fillText(r.initials, x, y + 0.5);
+      if (initials) g.fillText(r.initials, x, y + 0.5);
       if (r.emoji) {
         g.font = emojiFont;
         g.fillText(r.emoji, x + radius, y - radius * 1.1);
@@ -184,7 +265,7 @@ export class TownView {
   // The resident drawn at a point of the canvas (CSS pixels), or -1.
   residentAt(px, py) {
     let best = -1;
-    let bestDistance = (this.radius * 1.4) ** 2;
+    let bestDistance = Math.max(this.radius * 1.4, 8) ** 2; // a finger's width at least
     this.drawn.forEach(([x, y], i) => {
       const d = (x - px) ** 2 + (y - py) ** 2;
       if (d < bestDistance) {
