@@ -16,8 +16,8 @@ from pytest_django.live_server_helper import LiveServer
 from agents.events import agent_acting
 from tests.agents.workers import celery_worker
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.traffic import Traffic
 from tests.browser.test_viewer import PASSWORD, Artifact, Login, _open, _settled, _simulation
+from tests.browser.traffic import Traffic
 from world.eventlog import events_append
 from world.models import Simulation
 
@@ -92,8 +92,12 @@ def test_the_clock_keeps_up_with_a_live_run(
             view = _view(page)
             run = Simulation.objects.values_list("step", "status").get(pk=simulation.pk)
             samples.append(
-                {"t": time.monotonic() - started, "run": run[0], "shown": view["shown"],
-                 "read": view["read"]}
+                {
+                    "t": time.monotonic() - started,
+                    "run": run[0],
+                    "shown": view["shown"],
+                    "read": view["read"],
+                }
             )
             if run[1] != "running":
                 break
@@ -102,13 +106,12 @@ def test_the_clock_keeps_up_with_a_live_run(
     rate = RUN_STEPS / samples[-1]["t"]  # steps a second
     # The page reads the log every 0.5 s (plus the request's time on a busy machine): the
     # step it shows is never behind where the run was WINDOW seconds before, less a few.
-    behind = [
-        (s["t"], earlier["run"] - s["shown"])
-        for s in samples
-        for earlier in [max((e for e in samples if e["t"] <= s["t"] - WINDOW), key=_t, default=None)]
-        if earlier is not None
-    ]
-    lag = max(steps for _, steps in behind)
+    behind = []
+    for s in samples:
+        before = [e for e in samples if e["t"] <= s["t"] - WINDOW]
+        if before:
+            behind.append(max(before, key=_t)["run"] - s["shown"])
+    lag = max(behind)
     behind_read = max(s["read"] - s["shown"] for s in samples)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "viewer-clock-lag.json").write_text(
@@ -145,9 +148,10 @@ def test_place_names_never_overlap_at_three_zooms(
         labels = view["labels"]
         assert len(labels) >= 8, (zoom, labels)
         assert _overlapping(labels) == [], zoom
+        right, bottom = view["width"] * view["tile"] + 0.5, view["height"] * view["tile"] + 0.5
         for label in labels:  # inside the map
-            assert 0 <= label["x"] and label["x"] + label["w"] <= view["width"] * view["tile"] + 0.5
-            assert 0 <= label["y"] and label["y"] + label["h"] <= view["height"] * view["tile"] + 0.5
+            assert label["x"] >= 0 and label["x"] + label["w"] <= right
+            assert label["y"] >= 0 and label["y"] + label["h"] <= bottom
         kinds.append({label["kind"] for label in labels})
         # The names are drawn where their boxes are: the text's white outline (no colour
         # of the map is as light) in each box's left and right quarters.
@@ -229,8 +233,13 @@ def test_the_residents_emoji_draw_with_the_pages_own_font(
         simulation=simulation,
         drafts=[
             agent_acting(
-                agent=name, action="brewing tea", emoji="☕", address="", spo=(),
-                start_step=0, end_step=30,
+                agent=name,
+                action="brewing tea",
+                emoji="☕",
+                address="",
+                spo=(),
+                start_step=0,
+                end_step=30,
             )
         ],
         step=0,
