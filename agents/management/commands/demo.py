@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 import time
 from typing import Any
 
@@ -71,7 +72,8 @@ class Command(BaseCommand):
         self.stdout.write("Language model: starting the local model server (llama-cpp-python)...")
         with LocalModelServer() as server:
             self.stdout.write(f"  {server.model_name} at {server.base_url}")
-            self.stdout.write("  " + FLOOR.format(model=server.model_name))
+            floor = FLOOR.format(model=server.model_name)
+            self.stdout.write(textwrap.fill(floor, 88, initial_indent="  ", subsequent_indent="  "))
             with override_settings(**server.settings()):
                 self._demo(options, worker_env=server.env())
 
