@@ -190,12 +190,16 @@ class Command(BaseCommand):
             place = short(address_at(town=town, tile=agent.tile))
             self.stdout.write(f"  {agent.name:<20} ({agent.tile_x:>3},{agent.tile_y:>3})  {place}")
 
-    def _print_new_calls(self, simulation: Simulation) -> None:
+    def _print_new_calls(self, simulation: Simulation) -> int:
         """Print the model calls that ended since the last look, in the order they ended: a
-        call that ends after a later-numbered one is printed when it ends."""
+        call that ends after a later-numbered one is printed when it ends. Returns how many
+        calls are still in flight."""
         if not self._model:
-            return
+            return 0
         ledger = ModelCall.objects.filter(simulation=simulation)
+        # The first call in flight, read before the calls that ended: every call below it
+        # has ended by then, so the read that follows prints it.
+        waiting = list(ledger.filter(finished_at=None).order_by("id").values_list("id", flat=True))
         calls = ledger.filter(pk__gt=self._floor, finished_at__isnull=False)
         calls = calls.exclude(pk__in=self._printed)
         for call in calls.order_by("finished_at", "id"):
@@ -209,12 +213,10 @@ class Command(BaseCommand):
                 f"{call.latency_ms:>6} ms  {how}"
             )
             self._printed.add(call.pk)
-        # Calls below the first one still in flight are all printed: forget them.
-        waiting = ledger.filter(finished_at=None).order_by("id").values_list("id", flat=True)
-        floor = waiting.first()
-        if floor is not None and floor - 1 > self._floor:
-            self._printed = {pk for pk in self._printed if pk >= floor}
-            self._floor = floor - 1
+        if waiting and waiting[0] - 1 > self._floor:  # forget those below the floor
+            self._floor = waiting[0] - 1
+            self._printed = {pk for pk in self._printed if pk > self._floor}
+        return len(waiting)
 
     def _run(self, simulation: Simulation, steps: int, worker_env: dict[str, str]) -> None:
         self.stdout.write(f"\nRunning {steps} steps on a Celery worker (Redis broker)...")
@@ -241,8 +243,11 @@ class Command(BaseCommand):
                 if time.monotonic() - started > (3600 if worker_env else 600):
                     raise CommandError("the run took too long; see the worker log")
                 time.sleep(0.5)
-        elapsed = time.monotonic() - started
-        self._print_new_calls(simulation)  # those that ended after the last look
+            elapsed = time.monotonic() - started
+            # Those that ended after the last look, and any still in flight as they end.
+            settle = time.monotonic() + 60
+            while self._print_new_calls(simulation) and time.monotonic() < settle:
+                time.sleep(0.5)
         if tty:
             sys.stdout.write("\n")
         if progress.status != SimulationStatus.IDLE:
