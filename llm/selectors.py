@@ -82,3 +82,17 @@ def model_call_fallback_rate(*, simulation: Simulation) -> float | None:
         calls=Count("id"), fallbacks=Count("id", filter=Q(fallback=True))
     )
     return counts["fallbacks"] / counts["calls"] if counts["calls"] else None
+
+
+def model_calls_ahead(*, simulation: Simulation) -> dict[str, dict[str, int]]:
+    """The calls sent ahead and those of them a later step took, by task."""
+    ahead = ModelCall.objects.filter(simulation=simulation, ahead=True).order_by()
+    return {
+        "sent": dict(ahead.values_list("task").annotate(n=Count("id")).values_list("task", "n")),
+        "taken": dict(
+            ahead.filter(taken_at__isnull=False)
+            .values_list("task")
+            .annotate(n=Count("id"))
+            .values_list("task", "n")
+        ),
+    }
