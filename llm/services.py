@@ -159,9 +159,12 @@ def model_call_claim(
             call._state.adding = False
             call._state.db = "default"
             return call
-        if call.shared and ModelCall.objects.filter(
-            simulation_id=simulation.pk, key=call.key, shared=True
-        ).exists():
+        if (
+            call.shared
+            and ModelCall.objects.filter(
+                simulation_id=simulation.pk, key=call.key, shared=True
+            ).exists()
+        ):
             return None  # a spent budget still lets a call take an answer it paid for
         # Not admitted: the usage row is missing (the simulation's first call) or spent.
         # Make sure it exists (another thread may be making it) and try once more.
