@@ -162,10 +162,12 @@ def ledger_settled(simulation: Simulation, left: list[int], timeout: float = 30)
 
 
 def billed(simulation: Simulation) -> Counter[tuple[str, str]]:
-    """The calls the simulation's ledger bills, as (task, prompt as sent): each call made
-    and ended, none abandoned."""
+    """The chat calls the simulation's ledger bills, as (task, prompt as sent): each call
+    made and ended, none abandoned. (Embeddings are left out: each process keeps the
+    vectors of the queries it embedded, so a new worker embeds some again.)"""
     calls = ModelCall.objects.filter(simulation=simulation, finished_at__isnull=False)
-    return Counter(calls.exclude(error=ABANDONED).values_list("task", "prompt"))
+    calls = calls.exclude(error=ABANDONED).exclude(task=EMBEDDING_TASK)
+    return Counter(calls.values_list("task", "prompt"))
 
 
 def finished(simulation: Simulation, timeout: float = 120) -> Simulation:
