@@ -175,7 +175,7 @@ def finished(simulation: Simulation, timeout: float = 120) -> Simulation:
     return simulation
 
 
-def ends_as_its_twin(simulation: Simulation, left: list[int]) -> None:
+def ends_as_its_twin(simulation: Simulation, left: list[int]) -> Simulation:
     """The run reaches its target; its ledger is settled (`left`: the calls the fault left
     in flight); its log and projections are those of a twin run undisturbed, inline, and
     its ledger bills the calls of the twin's: no call twice, whatever the fault redid."""
@@ -188,3 +188,4 @@ def ends_as_its_twin(simulation: Simulation, left: list[int]) -> None:
     ledger_settled(twin, [])
     ran, undisturbed = billed(simulation), billed(twin)
     assert ran == undisturbed, (ran - undisturbed, undisturbed - ran)
+    return twin
