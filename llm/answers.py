@@ -25,7 +25,7 @@ from typing import Any
 
 from django.conf import settings
 
-from world.leases import leases_alive, process_lease
+from world.leases import holders_alive, process_lease
 from world.models import Agent
 
 from .models import ModelCall
@@ -104,4 +104,4 @@ def _abandoned(holder: str, created: float) -> bool:
     flight longer than a call can take."""
     if time.time() - created > model_call_longest_seconds():
         return True
-    return bool(holder) and not leases_alive([process_lease(holder)])
+    return bool(holder) and not holders_alive([process_lease(holder)])

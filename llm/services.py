@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from world.leases import leases_alive, process_lease
+from world.leases import holders_alive, process_lease
 from world.models import Agent, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
@@ -342,7 +342,7 @@ def model_calls_settle_abandoned(
         .values_list("holder", flat=True)
         .distinct()
     )
-    alive = leases_alive([process_lease(holder) for holder in holders])
+    alive = holders_alive([process_lease(holder) for holder in holders])
     lapsed = [holder for holder in holders if process_lease(holder) not in alive]
     with connection.cursor() as cursor:
         cursor.execute(

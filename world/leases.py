@@ -115,3 +115,27 @@ def leases_alive(keys: list[str]) -> set[str]:
     except Exception as exc:
         log.warning("could not read leases: %s", exc)
         return set(keys)
+
+
+_EPOCH = "smallville:lease:epoch"  # when the cache began holding leases (no expiry)
+
+
+def holders_alive(keys: list[str]) -> set[str]:
+    """`leases_alive` for the leases of processes, whose absence settles their work for
+    good: a cache that came back empty (a Redis restarted) has lost every lease, and the
+    keepers write them again within a third of a lease period, so until a lease period
+    after the cache's first lease read every key counts as alive."""
+    if not keys:
+        return set()
+    try:
+        found = cache.get_many([*keys, _EPOCH])
+        since = found.pop(_EPOCH, None)
+        if since is None:
+            cache.add(_EPOCH, time.time(), timeout=None)
+            return set(keys)
+        if time.time() - float(since) < _ttl():
+            return set(keys)
+        return set(found)
+    except Exception as exc:
+        log.warning("could not read leases: %s", exc)
+        return set(keys)
