@@ -25,7 +25,7 @@ from typing import Any
 
 from django.conf import settings
 
-from world.leases import holders_alive, process_lease
+from world.leases import holders_alive, process_holder, process_lease
 from world.models import Agent
 
 from .models import ModelCall
@@ -33,6 +33,9 @@ from .services import model_call_longest_seconds, model_calls_settle_abandoned
 
 _POLL_MAX = 0.2  # seconds between two reads of a call in flight in another process
 _running: dict[str, threading.Event] = {}  # keys of the calls in flight in this process
+# Keys of calls this process stopped making with their row left in flight (the database
+# went away before the completion was written): settled by the next identical call here.
+_dropped: set[str] = set()
 _lock = threading.Lock()
 
 
@@ -62,6 +65,10 @@ def answer_making(key: str) -> Iterator[None]:
         _running[key] = event
     try:
         yield
+    except BaseException:
+        with _lock:
+            _dropped.add(key)  # its completion may not have been written
+        raise
     finally:
         with _lock:
             if _running.get(key) is event:
@@ -87,6 +94,11 @@ def answer_await(*, simulation_id: int, key: str) -> Shared | None:
             return Shared(pk, output or {}, fallback)
         with _lock:
             event = _running.get(key)
+            dropped = key in _dropped and holder == process_holder()
+            _dropped.discard(key)
+        if dropped:
+            model_calls_settle_abandoned(ids=[pk])  # this process gave it up
+            continue
         if event is not None:
             event.wait(timeout=1.0)  # made here, in another thread: woken when it ends
             continue
