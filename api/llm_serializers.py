@@ -56,6 +56,11 @@ class ModelCallSerializer(serializers.ModelSerializer[ModelCall]):
             "fallback",
             "created_at",
             "finished_at",
+            "ahead",
+            "takes",
+            "taken_at",
+            "taken_step",
+            "taken_by",
         ]
         read_only_fields = fields
 

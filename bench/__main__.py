@@ -24,6 +24,7 @@ BENCHES = (
     "engine",
     "cognition",
     "latency",
+    "billing",
     "load",
     "emergence",
     "local_model",

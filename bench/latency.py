@@ -56,9 +56,10 @@ from bench.bounds import (
 )
 from bench.engine import copies_add
 from bench.machine import stamp
-from llm.ahead import ahead_counts, ahead_settle
+from llm.ahead import ahead_settle
 from llm.models import ModelCall
 from llm.policy_server import Latency, client_settings
+from llm.selectors import model_calls_ahead
 from world.models import Event, Simulation
 
 N25 = "base_the_ville_n25"
@@ -305,7 +306,7 @@ def main(argv: list[str] | None = None) -> None:
         "model_calls": len(calls),
         "background_calls": len(calls) - len(critical),
         "critical_calls_by_task": dict(Counter(c["task"] for c in critical).most_common()),
-        "sent_ahead": ahead_counts(),
+        "sent_ahead": model_calls_ahead(simulation=simulation),
         "steps_with_calls": len({c["step"] for c in calls}),
         "calls_in_flight": in_flight(calls),
         # Per step, the longest chain of one resident's decision: what a barrier engine

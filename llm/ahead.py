@@ -3,38 +3,36 @@ background, and the step that later makes the same call takes its answer.
 
 `llm_send_ahead(task=..., inputs=..., agent=...)` starts the call now, at background
 priority, when the backend answers over the network (offline answers cost nothing to
-wait for). `llm_run` with the same task, inputs and simulation seed takes the answer
-instead of asking again: the same request, so the same answer from a deterministic
-policy and an equally valid one from a model. A call sent ahead whose inputs never come
-to pass is a call wasted (it is in the ledger, at priority 1, and counts against the
-budget); correctness never depends on it, since only an exact match is taken.
+wait for). The call is a ledger row like any other, marked `ahead`: `llm_run` with the
+same task and inputs, in any process on any machine, finds it through the ledger
+(llm/answers.py), waits for it if it is still in flight and takes its answer instead of
+asking again; the row says when, and by which step, it was taken. A call sent ahead
+whose inputs never come to pass is a call wasted (it is in the ledger, at priority 1,
+and counts against the budget); correctness never depends on it, since only an exact
+match is taken.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from django.conf import settings
 from django.db import connections
-from pydantic import BaseModel
 
 from world.models import Agent, Simulation
 
 from .backends import backend_is_remote
 from .tasks import Inputs, PromptTask
 
-_KEPT = 16_384  # answers kept for steps to come; the oldest go first
-
-_Answer = tuple[BaseModel, list[dict[str, Any]]]  # the output, and fallbacks of the call
+_KEPT = 16_384  # calls this process remembers sending, so it sends each once
 _Key = tuple[int, int, str, str]
-_sent: OrderedDict[_Key, Future[_Answer]] = OrderedDict()
+_sent: OrderedDict[_Key, Future[None]] = OrderedDict()
 _lock = threading.Lock()
-_counts: dict[str, Counter[str]] = {"sent": Counter(), "taken": Counter()}  # by task
 _pool: ThreadPoolExecutor | None = None
 
 
@@ -47,10 +45,12 @@ def ahead_send(
     inputs: Inputs,
     simulation: Simulation,
     agent: Agent,
-    call: Callable[[], _Answer],
+    call: Callable[[], None],
 ) -> bool:
-    """Run `call` (the port's call of `task` with `inputs`, in the background) unless the
-    same is sent already or the backend is offline; True when it is in flight now."""
+    """Run `call` (the port's call of `task` with `inputs`, in the background) unless this
+    process sent the same already or the backend is offline; True when it is sent now.
+    (Sent by another process, or asked meanwhile, the call finds its ledger row and does
+    nothing.)"""
     global _pool
     if not backend_is_remote():
         return False
@@ -64,48 +64,21 @@ def ahead_send(
             workers = slots or max(8, int(settings.SMALLVILLE_CALLS_IN_FLIGHT))
             _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ahead-call")
         _sent[key] = _pool.submit(_in_background, call)
-        _counts["sent"][task.name] += 1
         while len(_sent) > _KEPT:
             _sent.popitem(last=False)
     return True
 
 
-def _in_background(call: Callable[[], _Answer]) -> _Answer:
+def _in_background(call: Callable[[], None]) -> None:
     try:
-        return call()
+        call()
     finally:
         connections.close_all()  # this thread's own connections
 
 
-def ahead_take(
-    task: PromptTask[Any], inputs: Inputs, simulation: Simulation, agent: Agent
-) -> _Answer | None:
-    """The answer of the same call sent ahead (waiting for it if still in flight), or None
-    when none was sent or it failed (the caller asks now)."""
-    if not _sent:
-        return None
-    with _lock:
-        future = _sent.pop(_key(task, inputs, simulation, agent), None)
-    if future is None:
-        return None
-    try:
-        answer = future.result()
-    except Exception:
-        return None
-    with _lock:
-        _counts["taken"][task.name] += 1
-    return answer
-
-
 def ahead_settle(timeout: float | None = None) -> None:
-    """Wait for the calls sent ahead that are still in flight (a process that ends, or a
-    benchmark about to stop its model server)."""
+    """Wait for the calls this process sent ahead that are still in flight (a process that
+    ends, or a benchmark about to stop its model server)."""
     with _lock:
         pending = [future for future in _sent.values() if not future.done()]
     wait(pending, timeout=timeout)
-
-
-def ahead_counts() -> dict[str, dict[str, int]]:
-    """Calls this process sent ahead and calls that took their answer, by task."""
-    with _lock:
-        return {kind: dict(counts) for kind, counts in _counts.items()}

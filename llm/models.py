@@ -72,6 +72,47 @@ class ModelCall(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # What makes a call the same as another (llm/answers.py): one row per key answers or
+    # is in flight at a time, and every identical call of the simulation takes its answer.
+    key = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="hash of (resident, task, backend, model, seed, prompt); empty: never shared",
+    )
+    shared = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="in flight or answered: identical calls wait for it or take its answer "
+        "(false once it failed or was settled as abandoned)",
+    )
+    holder = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="the process that made the call (its lease says whether it lives)",
+    )
+    ahead = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="sent ahead of the step that needs it (llm_send_ahead)",
+    )
+    takes = models.PositiveIntegerField(
+        default=0, db_default=0, help_text="how many later identical calls took this answer"
+    )
+    taken_at = models.DateTimeField(null=True, blank=True, help_text="when it was first taken")
+    taken_step = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the step whose call first took it"
+    )
+    taken_by = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="the resident whose step first took it (empty: a user or background job)",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -84,6 +125,14 @@ class ModelCall(models.Model):
                 fields=["created_at"],
                 name="llm_modelcall_in_flight",
                 condition=models.Q(finished_at__isnull=True),
+            ),
+        ]
+        constraints = [
+            # The claim of a call: whoever inserts the row makes the call, the others wait.
+            models.UniqueConstraint(
+                fields=["simulation", "key"],
+                condition=models.Q(shared=True),
+                name="llm_modelcall_one_shared_answer",
             ),
         ]
 

@@ -35,9 +35,11 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import BaseModel, ValidationError
 
+from world.leases import process_holder
 from world.models import Agent, Simulation
 
-from .ahead import ahead_send, ahead_take
+from .ahead import ahead_send
+from .answers import answer_await, answer_making, call_key
 from .backends import (
     Attempt,
     Backend,
@@ -59,7 +61,7 @@ from .errors import (
     UnknownTask,
 )
 from .models import ModelCall
-from .services import model_call_admit, model_call_complete
+from .services import model_call_claim, model_call_complete, model_call_take
 from .tasks import Inputs, OutputT, PromptTask, task_get
 
 __all__ = [
@@ -178,34 +180,31 @@ def llm_run(
         if simulation is not None and agent.simulation_id != simulation.pk:
             raise ValueError(f"agent {agent.name} is not in simulation {simulation.pk}")
         simulation = simulation or agent.simulation
-        assert simulation is not None
-        if (sent := ahead_take(prompt_task, inputs, simulation, agent)) is not None:
-            output, fallbacks = sent  # the same call, made ahead (`llm_send_ahead`)
-            fallbacks_record(fallbacks)
-            return output
-    return _call(prompt_task, inputs, fitted, backend, simulation, agent)
+    output = _call(prompt_task, inputs, fitted, backend, simulation, agent)
+    assert output is not None
+    return output
 
 
 def llm_send_ahead(
     *, task: PromptTask[Any] | str, inputs: Inputs, simulation: Simulation, agent: Agent
 ) -> bool:
     """Make now, in the background, a call a later step of `agent` will make with these
-    inputs (llm/ahead.py); its `llm_run` takes the answer. Nothing when the backend is
-    offline or the call is sent already; True when it was sent."""
+    inputs (llm/ahead.py); its `llm_run`, in whichever process, takes the answer from the
+    ledger (llm/answers.py). Nothing when the backend is offline or the call is sent
+    already; True when it was sent."""
     prompt_task = task_get(task) if isinstance(task, str) else task
     backend = backend_get()
     fitted = backend.fit(prompt_task, inputs)  # a bad input fails here, in the caller
 
     decision = _decision.get()
 
-    def call() -> tuple[BaseModel, list[dict[str, Any]]]:
-        with calls_in_background(), fallbacks_collected() as fallbacks:
+    def call() -> None:
+        with calls_in_background(), fallbacks_collected():
             token = _decision.set(decision)  # in the ledger as made by the step that sent it
             try:
-                output = _call(prompt_task, inputs, fitted, backend, simulation, agent)
+                _call(prompt_task, inputs, fitted, backend, simulation, agent, ahead=True)
             finally:
                 _decision.reset(token)
-        return output, fallbacks
 
     return ahead_send(prompt_task, inputs, simulation, agent, call)
 
@@ -217,8 +216,11 @@ def _call(
     backend: Backend,
     simulation: Simulation | None,
     agent: Agent | None,
-) -> BaseModel:
-    """Admit, ask the backend, complete the ledger row: one call of `llm_run`."""
+    ahead: bool = False,
+) -> BaseModel | None:
+    """Admit, ask the backend, complete the ledger row: one call of `llm_run`; or take the
+    answer of the same call answered or in flight (llm/answers.py). A call sent `ahead`
+    that finds the same call made or in flight does nothing (None)."""
     if _in_transaction():
         raise ModelCallInTransaction(ModelCallInTransaction.__doc__)
     seed = prompt_task.seed(simulation_seed=simulation.seed if simulation else 0, inputs=inputs)
@@ -230,27 +232,55 @@ def _call(
         max_tokens=fitted.max_tokens,
         priority=_priority.get(),
     )
-    call = model_call_admit(
-        simulation=simulation,
-        agent=agent,
-        task=prompt_task.name,
-        backend=backend.name,
-        model=backend.model,
-        prompt=fitted.prompt,
-        priority=int(request.priority),
-        step=decision[0] if (decision := _decision.get()) else None,
-        decider=decision[1] if decision else "",
-    )
+    key = ""
+    if simulation is not None:
+        key = call_key(
+            agent=agent,
+            task=prompt_task.name,
+            backend=backend.name,
+            model=backend.model,
+            seed=seed,
+            prompt=fitted.prompt,
+        )
+    step, decider = decision if (decision := _decision.get()) else (None, "")
+    while True:
+        call = model_call_claim(
+            simulation=simulation,
+            agent=agent,
+            task=prompt_task.name,
+            backend=backend.name,
+            model=backend.model,
+            prompt=fitted.prompt,
+            priority=int(request.priority),
+            step=step,
+            decider=decider,
+            key=key,
+            holder=process_holder(),
+            ahead=ahead,
+        )
+        if call is not None:
+            break
+        if ahead:
+            return None  # asked already, or being asked: nothing to send
+        assert simulation is not None
+        if (shared := answer_await(simulation_id=simulation.pk, key=key)) is not None:
+            model_call_take(call_id=shared.call_id, step=step, decider=decider)
+            if shared.fallback:
+                fallbacks_record([{"task": prompt_task.name, "call": shared.call_id}])
+            return prompt_task.output.model_validate(shared.output)
+        # The identical call failed or its process died: this one asks.
     started = time.monotonic()
-    try:
-        result = backend.complete(request)
-    except BaseException as exc:  # a bug or an interrupt: still account for the call
-        crashed = Attempt(outcome="crashed", error=f"{type(exc).__name__}: {exc}")
-        _complete(call, BackendResult(output=None, raw_reply="", attempts=[crashed]), started)
-        raise
-    if isinstance(result.failure, ModelOutputInvalid) and backend.name != "offline":
-        result = _fail_safe(result, task=prompt_task, inputs=inputs, seed=seed)
-    _complete(call, result, started)
+    with answer_making(key):
+        try:
+            result = backend.complete(request)
+        except BaseException as exc:  # a bug or an interrupt: still account for the call
+            crashed = Attempt(outcome="crashed", error=f"{type(exc).__name__}: {exc}")
+            failed = BackendResult(output=None, raw_reply="", attempts=[crashed])
+            _complete(call, failed, started)
+            raise
+        if isinstance(result.failure, ModelOutputInvalid) and backend.name != "offline":
+            result = _fail_safe(result, task=prompt_task, inputs=inputs, seed=seed)
+        _complete(call, result, started)
     if result.fallback and (collected := _fallbacks.get()) is not None:
         collected.append({"task": prompt_task.name, "call": call.pk})
     if result.failure is not None:

@@ -10,6 +10,7 @@ from django.db.models.functions import Coalesce, TruncHour
 from world.models import Simulation
 
 from .models import ModelCall, ModelUsage
+from .services import ABANDONED
 
 
 def model_call_list(
@@ -55,9 +56,16 @@ def _grouped(calls: QuerySet[ModelCall], *fields: str) -> list[dict[str, Any]]:
 
 
 def model_call_summary(*, simulation: Simulation) -> dict[str, Any]:
-    """Calls, tokens, failures and latency in total and per task, agent, model and sim hour,
-    with the budget and how much of it is used."""
-    calls = ModelCall.objects.filter(simulation=simulation).order_by()
+    """Calls billed, their tokens, failures and latency in total and per task, agent, model
+    and sim hour, with the budget and how much of it is used (calls in flight count
+    against it until they end)."""
+    # The calls billed: ended, not settled as abandoned. A call in flight is counted once
+    # it ends (or never, when its worker died).
+    calls = (
+        ModelCall.objects.filter(simulation=simulation, finished_at__isnull=False)
+        .exclude(error=ABANDONED)
+        .order_by()
+    )
     usage = ModelUsage.objects.filter(simulation=simulation).first()
     return {
         "simulation": simulation.pk,
@@ -82,3 +90,17 @@ def model_call_fallback_rate(*, simulation: Simulation) -> float | None:
         calls=Count("id"), fallbacks=Count("id", filter=Q(fallback=True))
     )
     return counts["fallbacks"] / counts["calls"] if counts["calls"] else None
+
+
+def model_calls_ahead(*, simulation: Simulation) -> dict[str, dict[str, int]]:
+    """The calls sent ahead and those of them a later step took, by task."""
+    ahead = ModelCall.objects.filter(simulation=simulation, ahead=True).order_by()
+    return {
+        "sent": dict(ahead.values_list("task").annotate(n=Count("id")).values_list("task", "n")),
+        "taken": dict(
+            ahead.filter(taken_at__isnull=False)
+            .values_list("task")
+            .annotate(n=Count("id"))
+            .values_list("task", "n")
+        ),
+    }

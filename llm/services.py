@@ -5,10 +5,11 @@ Each write is one statement, and the port calls them outside any caller transact
 `budget_exhausted` status are committed the moment they happen, whatever the caller does
 next. A call costs two round trips to the database.
 
-A call whose process died in flight (a worker killed, the database gone before the
-call's completion was written) would stay counted and unfinished for ever: the watchdog
-settles it (`model_calls_settle_abandoned`) once it is older than the longest a call can
-take, and takes its count back, so the ledger bills only calls that ended.
+A call whose process died in flight (a worker killed) would stay counted and unfinished
+for ever: the watchdog settles it (`model_calls_settle_abandoned`) once its process's
+lease lapses (or it is older than the longest a call can take: its process lives but the
+completion was never written), and takes its count back, so the ledger bills only calls
+that ended. A call's `key` makes identical calls one (llm/answers.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from world.leases import holders_alive, process_lease
 from world.models import Agent, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
@@ -62,14 +64,51 @@ def model_call_admit(
     priority: int = 0,
     step: int | None = None,
     decider: str = "",
+    holder: str = "",
 ) -> ModelCall:
-    """Count a call against the budget and record it as in flight.
+    """Count a call against the budget and record it as in flight: a call no other call
+    shares (an embedding); see `model_call_claim`."""
+    call = model_call_claim(
+        simulation=simulation,
+        agent=agent,
+        task=task,
+        backend=backend,
+        model=model,
+        prompt=prompt,
+        priority=priority,
+        step=step,
+        decider=decider,
+        holder=holder,
+    )
+    assert call is not None  # without a key, no call is the same as another
+    return call
+
+
+def model_call_claim(
+    *,
+    simulation: Simulation | None,
+    agent: Agent | None,
+    task: str,
+    backend: str,
+    model: str,
+    prompt: str,
+    priority: int = 0,
+    step: int | None = None,
+    decider: str = "",
+    key: str = "",
+    holder: str = "",
+    ahead: bool = False,
+) -> ModelCall | None:
+    """Count a call against the budget and record it as in flight; None when a call with
+    the same `key` is in flight or answered in the simulation (take its answer instead:
+    llm/answers.py).
 
     Raises BudgetExhausted, after committing the simulation's `budget_exhausted` status,
-    when the simulation has no calls or tokens left. The check is a conditional UPDATE of
-    the usage row (`calls < budget`) in the statement that writes the ledger row:
-    concurrent workers serialise on that row for one statement, and exactly
-    `budget_calls` calls get through.
+    when the simulation has no calls or tokens left. The check locks the usage row
+    (`calls < budget`) in the statement that writes the ledger row: concurrent workers
+    serialise on that row for one statement, and exactly `budget_calls` calls get through.
+    The ledger's unique key decides between identical calls admitted at once: one row is
+    written (and counted), the others find it.
     """
     if simulation is not None:
         model_quota_check(owner_id=simulation.owner_id)
@@ -83,6 +122,10 @@ def model_call_admit(
         model=model,
         prompt=prompt,
         priority=priority,
+        key=key if simulation is not None else "",
+        shared=bool(key) and simulation is not None,
+        holder=holder,
+        ahead=ahead,
     )
     if simulation is None:
         call.save()
@@ -102,14 +145,27 @@ def model_call_admit(
                     "priority": priority,
                     "step": step,
                     "decider": decider,
+                    "key": call.key,
+                    "shared": call.shared,
+                    "holder": holder,
+                    "ahead": ahead,
                 },
             )
-            admitted = cursor.fetchone()
-        if admitted is not None:
+            allowed, *admitted = cursor.fetchone()
+        if allowed and admitted[0] is None:
+            return None  # the same call is in flight or answered: not counted
+        if allowed:
             call.pk, call.step, call.sim_time, call.created_at = admitted
             call._state.adding = False
             call._state.db = "default"
             return call
+        if (
+            call.shared
+            and ModelCall.objects.filter(
+                simulation_id=simulation.pk, key=call.key, shared=True
+            ).exists()
+        ):
+            return None  # a spent budget still lets a call take an answer it paid for
         # Not admitted: the usage row is missing (the simulation's first call) or spent.
         # Make sure it exists (another thread may be making it) and try once more.
         ModelUsage.objects.bulk_create(
@@ -126,32 +182,44 @@ def model_call_admit(
     raise BudgetExhausted(reason, simulation_id=simulation.pk)
 
 
-# Admission is one statement: count the call against the budget and write its ledger row,
-# or neither (no row comes back).
+# Admission is one statement: lock the usage row if the budget has room, write the ledger
+# row unless an identical call is in flight or answered (the unique key), and count the
+# call only if its row was written. It returns whether the budget had room, and the row.
 _ADMIT_SQL = f"""
-WITH admitted AS (
-    UPDATE {ModelUsage._meta.db_table} AS u SET calls = u.calls + 1
-    FROM {Simulation._meta.db_table} AS s
-    WHERE u.simulation_id = %(simulation)s AND s.id = %(simulation)s
-      AND (s.budget_calls IS NULL OR u.calls < s.budget_calls)
-      AND (s.budget_tokens IS NULL OR u.tokens < s.budget_tokens)
-    RETURNING COALESCE(%(step)s::int, s.step) AS step,
+WITH allowed AS (
+    SELECT COALESCE(%(step)s::int, s.step) AS step,
         s.start_time + COALESCE(%(step)s::int, s.step) * s.sec_per_step * interval '1 second'
         AS sim_time
+    FROM {ModelUsage._meta.db_table} AS u JOIN {Simulation._meta.db_table} AS s
+        ON s.id = u.simulation_id
+    WHERE u.simulation_id = %(simulation)s
+      AND (s.budget_calls IS NULL OR u.calls < s.budget_calls)
+      AND (s.budget_tokens IS NULL OR u.tokens < s.budget_tokens)
+    FOR UPDATE OF u
+), admitted AS (
+    INSERT INTO {ModelCall._meta.db_table} (
+        simulation_id, agent_id, agent_name, decider, step, sim_time, task, priority, backend,
+        model, prompt, raw_reply, prompt_tokens, completion_tokens, usage, latency_ms,
+        attempts, attempt_log, error, fallback, created_at, key, shared, holder, ahead, takes,
+        taken_by
+    )
+    SELECT %(simulation)s, %(agent)s, %(agent_name)s, %(decider)s, a.step, a.sim_time,
+           %(task)s, %(priority)s, %(backend)s, %(model)s, %(prompt)s, '', 0, 0, '{{}}'::jsonb,
+           0, 0, '[]'::jsonb, '', false, now(), %(key)s, %(shared)s, %(holder)s, %(ahead)s, 0,
+           ''
+    FROM allowed AS a
+    ON CONFLICT (simulation_id, key) WHERE shared DO NOTHING
+    RETURNING id, step, sim_time, created_at
+), counted AS (
+    UPDATE {ModelUsage._meta.db_table} SET calls = calls + 1
+    WHERE simulation_id = %(simulation)s AND EXISTS (SELECT 1 FROM admitted)
 )
-INSERT INTO {ModelCall._meta.db_table} (
-    simulation_id, agent_id, agent_name, decider, step, sim_time, task, priority, backend, model,
-    prompt, raw_reply, prompt_tokens, completion_tokens, usage, latency_ms, attempts,
-    attempt_log, error, fallback, created_at
-)
-SELECT %(simulation)s, %(agent)s, %(agent_name)s, %(decider)s, a.step, a.sim_time, %(task)s,
-       %(priority)s, %(backend)s, %(model)s, %(prompt)s, '', 0, 0, '{{}}'::jsonb, 0, 0,
-       '[]'::jsonb, '', false, now()
-FROM admitted AS a
-RETURNING id, step, sim_time, created_at
+SELECT EXISTS (SELECT 1 FROM allowed), a.id, a.step, a.sim_time, a.created_at
+FROM (SELECT 1) AS one LEFT JOIN admitted AS a ON true
 """
 # Completion is one statement too: the call's outcome and its tokens in the usage row. A
 # call settled as abandoned meanwhile (it outlived the bound) is counted again: it ended.
+# A call that failed, or was settled, no longer answers identical calls.
 _COMPLETE_SQL = f"""
 WITH prior AS (
     SELECT id, finished_at IS NOT NULL AS settled FROM {ModelCall._meta.db_table}
@@ -162,7 +230,8 @@ WITH prior AS (
         prompt_tokens = %(prompt_tokens)s, completion_tokens = %(completion_tokens)s,
         usage = %(usage)s::jsonb, latency_ms = %(latency_ms)s, attempts = %(attempts)s,
         attempt_log = %(attempt_log)s::jsonb, error = %(error)s, fallback = %(fallback)s,
-        finished_at = %(finished_at)s
+        finished_at = %(finished_at)s,
+        shared = shared AND %(answered)s AND NOT (SELECT settled FROM prior)
     WHERE id = (SELECT id FROM prior)
     RETURNING simulation_id
 )
@@ -215,6 +284,7 @@ def model_call_complete(
                 "fallback": fallback,
                 "finished_at": call.finished_at,
                 "tokens": prompt_tokens + completion_tokens,
+                "answered": output is not None,
             },
         )
 
@@ -231,14 +301,18 @@ def model_call_longest_seconds() -> float:
     return float(settings.SMALLVILLE_LLM_TIMEOUT * attempts + backoff)
 
 
-# Settlement is one statement: finish the calls in flight for longer than a call can take
-# and take their count back from their simulations' usage (their tokens were never added).
+# Settlement is one statement: finish the calls in flight whose process is gone (its lease
+# lapsed) or that outlived the longest a call can take, take their count back from their
+# simulations' usage (their tokens were never added), and let identical calls ask again.
 _SETTLE_SQL = f"""
 WITH abandoned AS (
     UPDATE {ModelCall._meta.db_table} SET
-        error = %(error)s, finished_at = now(),
+        error = %(error)s, finished_at = now(), shared = false,
         attempt_log = jsonb_build_array(jsonb_build_object('outcome', 'abandoned'))
-    WHERE finished_at IS NULL AND created_at < now() - %(older_than)s * interval '1 second'
+    WHERE finished_at IS NULL AND (
+        created_at < now() - %(older_than)s * interval '1 second'
+        OR holder = ANY(%(lapsed)s) OR id = ANY(%(ids)s)
+    )
     RETURNING id, simulation_id
 ), taken AS (
     UPDATE {ModelUsage._meta.db_table} AS u SET calls = u.calls - a.n
@@ -252,15 +326,46 @@ SELECT id FROM abandoned ORDER BY id
 """
 
 
-def model_calls_settle_abandoned(*, older_than: float | None = None) -> list[int]:
-    """Finish the calls still in flight `older_than` seconds after their admission (default:
-    the longest a call can take): their process died before completing them. They are
+def model_calls_settle_abandoned(
+    *, older_than: float | None = None, ids: list[int] | None = None
+) -> list[int]:
+    """Finish the calls in flight whose process died (the lease of their `holder` lapsed,
+    `world.leases`), those still in flight `older_than` seconds after their admission
+    (default: the longest a call can take: a holder alive but stuck, or a row of a release
+    without holders), and those of `ids` (a waiter found their holder dead). They are
     marked `ABANDONED` and not billed (their count is taken back from the simulation's
     usage). A call that does end after all is billed by its completion. Returns their ids."""
     bound = model_call_longest_seconds() if older_than is None else older_than
+    holders = list(
+        ModelCall.objects.filter(finished_at__isnull=True)
+        .exclude(holder="")
+        .values_list("holder", flat=True)
+        .distinct()
+    )
+    alive = holders_alive([process_lease(holder) for holder in holders])
+    lapsed = [holder for holder in holders if process_lease(holder) not in alive]
     with connection.cursor() as cursor:
-        cursor.execute(_SETTLE_SQL, {"error": ABANDONED, "older_than": bound})
+        cursor.execute(
+            _SETTLE_SQL,
+            {"error": ABANDONED, "older_than": bound, "lapsed": lapsed, "ids": ids or []},
+        )
         return [row[0] for row in cursor.fetchall()]
+
+
+def model_call_take(*, call_id: int, step: int | None, decider: str) -> None:
+    """Record that a later identical call took the answer of `call_id` (the first taker's
+    step and resident, and how many took it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""UPDATE {ModelCall._meta.db_table} SET takes = takes + 1,
+                taken_step = CASE WHEN taken_at IS NOT NULL THEN taken_step
+                    ELSE COALESCE(%(step)s::int, (SELECT s.step FROM {Simulation._meta.db_table}
+                        AS s WHERE s.id = simulation_id)) END,
+                taken_by = CASE WHEN taken_at IS NULL THEN %(decider)s ELSE taken_by END,
+                taken_at = COALESCE(taken_at, now())
+            WHERE id = %(id)s""",
+            {"id": call_id, "step": step, "decider": decider},
+        )
 
 
 def _exhausted_reason(sim: Simulation, usage: ModelUsage) -> str:

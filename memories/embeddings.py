@@ -35,6 +35,7 @@ from django.db import connections
 
 from llm.services import model_call_admit, model_call_complete
 from llm.tokens import count_tokens
+from world.leases import process_holder
 from world.models import Simulation
 
 from .models import EMBEDDING_DIMENSIONS, EmbeddingCache
@@ -357,6 +358,7 @@ def _request(
         backend="openai",
         model=embedder.name,
         prompt="\n".join(texts),
+        holder=process_holder(),
     )
     started = time.monotonic()
     error = ""

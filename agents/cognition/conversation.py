@@ -15,7 +15,7 @@ from world.models import Agent
 from ..events import agent_acting, agent_chat_cooldown, conversation_held, plan_revised
 from ..payloads import ConversationLine
 from . import StepContext
-from .mind import Mind, Note
+from .mind import Mind, Note, summary_of
 from .news import relationship_with, takeaways_ask, takeaways_keep
 from .planning import summary
 from .prompts import CONVERSATION_SUMMARY, CONVERSE_LINE, Line
@@ -34,7 +34,7 @@ def converse(mind: Mind, other: Agent) -> None:
     name, place = mind.name, mind.here
     lines: list[ConversationLine] = []
     speakers = [(mind.agent, other), (other, mind.agent)]
-    summaries = {name: summary(mind), other.name: other.summary or agent_identity(other)}
+    summaries = {name: summary(mind), other.name: summary_of(mind, other)}
     # How each stands with the other: both asked at once, each once (`relationship_with`).
     together(*(partial(relationship_with, mind, a, b) for a, b in speakers))
     done = False

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from llm.inputs import agent_identity
 from memories.models import MemoryKind
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation
@@ -59,6 +60,7 @@ class Mind:
     # (the committed memories, the other's action) stays the same all step
     bonds: dict[tuple[str, str], str] = field(default_factory=dict)
     sightings: list[Sighting] = field(default_factory=list)
+    summary: str = ""  # the day's summary, when made this step (`planning.summary`)
 
     @property
     def name(self) -> str:
@@ -91,3 +93,13 @@ class Mind:
 
     def emit(self, draft: EventDraft) -> None:
         self.out.append(draft)
+
+
+def summary_of(mind: Mind, agent: Agent) -> str:
+    """How `agent` is described in the prompts of `mind`'s step: the decider by its summary
+    made this step, if any; everyone by the summary committed before the step, else by
+    its identity. Never by what another resident's decision made this step: that depends
+    on which shard or process decides it, and in what order."""
+    if agent.pk == mind.agent.pk and mind.summary:
+        return mind.summary
+    return agent.summary or agent_identity(agent)

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 
-from llm.inputs import agent_identity
 from llm.port import llm_run
 from memories.models import MemoryKind
 from world.models import Agent
 
 from ..events import agent_committed
 from ..payloads import ConversationLine
-from .mind import Mind, Note
+from .mind import Mind, Note, summary_of
 from .places import KnownPlaces
 from .prompts import INTENTION, RELATIONSHIP, TAKEAWAYS, CommitmentOut, Takeaways
 from .recall import statements
@@ -64,7 +63,7 @@ def takeaways_ask(
         task=TAKEAWAYS,
         inputs={
             "agent_name": me.name,
-            "summary": me.summary or agent_identity(me),
+            "summary": summary_of(mind, me),
             "partner": partner.name,
             "relationship": relationship,
             "date": mind.now.date().isoformat(),
@@ -101,7 +100,7 @@ def intend(mind: Mind, thought: str) -> None:
         task=INTENTION,
         inputs={
             "agent_name": mind.name,
-            "summary": mind.agent.summary or agent_identity(mind.agent),
+            "summary": summary_of(mind, mind.agent),
             "date": mind.now.date().isoformat(),
             "time": mind.now.strftime("%H:%M"),
             "places": places.text(),

@@ -70,6 +70,8 @@ class NextAction:
 def summary(mind: Mind) -> str:
     """The agent's summary description, made once a sim day from three retrievals."""
     agent, today, name = mind.agent, mind.now.date(), mind.name
+    if mind.summary:
+        return mind.summary
     if agent.summary and agent.summary_date == today:
         return agent.summary
     result = llm_run(
@@ -90,7 +92,9 @@ def summary(mind: Mind) -> str:
         agent=agent,
     )
     mind.emit(agent_summarized(agent=name, summary=result.summary, date=today.isoformat()))
-    agent.summary, agent.summary_date = result.summary, today
+    # Kept in the mind, not the resident's row: another resident deciding this step reads
+    # the row as committed, whichever process or shard decides it.
+    mind.summary = result.summary
     return result.summary
 
 

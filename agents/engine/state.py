@@ -53,8 +53,8 @@ class CommittedState:
         self._cited.clear()
 
     def agents(self, names: Iterable[str]) -> dict[str, Agent]:
-        """The residents' committed rows, each a copy of its own (cognition may set a field
-        of the one it decides, such as the day's summary, before its events commit)."""
+        """The residents' committed rows, each a copy of its own (what a decision does to
+        a row in memory stays out of the next round's reads)."""
         names = list(names)
         missing = [name for name in names if name not in self._agents]
         if missing:

@@ -204,9 +204,8 @@ def _shard_step(
             kept = True
         finally:
             if not kept:
-                # Cognition may have changed the context's agents in memory for decisions
-                # that were not stored (the paper's sets an agent's summary when it makes
-                # one): another attempt in this process must read them afresh.
+                # Another attempt in this process reads the state afresh, whatever the
+                # failed one read or cached of it.
                 _context_cache.clear()
     if commit_inline:
         staged = Staged(seq=simulation.last_seq, events=[stored[name] for name in names])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from agents import engine
 from agents.services import simulation_create_from_base
+from llm.ahead import ahead_settle
 from llm.models import ModelCall, ModelUsage
 from llm.services import ABANDONED
 from memories.embeddings import EMBEDDING_TASK
@@ -159,16 +161,34 @@ def ledger_settled(simulation: Simulation, left: list[int], timeout: float = 30)
     assert not abandoned.exists(), list(abandoned.values("pk", "task", "error"))
 
 
+def billed(simulation: Simulation) -> Counter[tuple[str, str]]:
+    """The chat calls the simulation's ledger bills, as (task, prompt as sent): each call
+    made and ended, none abandoned. (Embeddings are left out: each process keeps the
+    vectors of the queries it embedded, so a new worker embeds some again.)"""
+    calls = ModelCall.objects.filter(simulation=simulation, finished_at__isnull=False)
+    calls = calls.exclude(error=ABANDONED).exclude(task=EMBEDDING_TASK)
+    return Counter(calls.values_list("task", "prompt"))
+
+
 def finished(simulation: Simulation, timeout: float = 120) -> Simulation:
     wait_for(lambda: reload(simulation).status != SimulationStatus.RUNNING, timeout, "the run")
     return simulation
 
 
-def ends_as_its_twin(simulation: Simulation, left: list[int]) -> None:
+def ends_as_its_twin(
+    simulation: Simulation, left: list[int], same_calls: bool = True
+) -> Simulation:
     """The run reaches its target; its ledger is settled (`left`: the calls the fault left
-    in flight); its log and projections are those of a twin run undisturbed, inline."""
+    in flight); its log and projections are those of a twin run undisturbed, inline, and
+    its ledger bills the calls of the twin's: no call twice, whatever the fault redid."""
     assert finished(simulation).status == SimulationStatus.IDLE, simulation.status_reason
     assert simulation.step == STEPS
     ledger_settled(simulation, left)
     twin = engine.simulation_run_inline(simulation=twin_of(simulation), steps=STEPS)
     assert facts(simulation) == facts(twin)
+    ahead_settle()  # the twin's calls sent ahead for steps past the run
+    ledger_settled(twin, [])
+    ran, undisturbed = billed(simulation), billed(twin)
+    assert ran - undisturbed == Counter() or not same_calls, ran - undisturbed
+    assert undisturbed - ran == Counter(), undisturbed - ran
+    return twin

@@ -51,7 +51,9 @@ def test_redis_killed_and_restarted(user: User, server: ModelServer) -> None:
             back = time.monotonic()
             server.slow(0)
             seconds = recovery("Redis killed and restarted", lambda: step_of(simulation), back)
-            ends_as_its_twin(simulation, [])
+            # Not yet the twin's calls: the step in flight when Redis died is decided
+            # again and a few of its first attempt's calls differ from the second's.
+            ends_as_its_twin(simulation, [], same_calls=False)
     finally:
         redis.stop()
     assert seconds < 30
@@ -82,13 +84,16 @@ def test_postgres_crashed_and_restarted(server: ModelServer, redis: PrivateRedis
             simulation = started["simulation"]
             with psycopg.connect(url, autocommit=True) as db:
                 wait_for(lambda: _one(db, YOUNG_CALL, simulation), 60, "a call in flight")
+                crashed = [pk for (pk,) in db.execute(IN_FLIGHT, [simulation])]
                 database.crash()
             time.sleep(4)
             database.start()
             back = time.monotonic()
             server.slow(0)
             with psycopg.connect(url, autocommit=True) as db:
-                left = [pk for (pk,) in db.execute(IN_FLIGHT, [simulation])]
+                # The calls the crash left in flight (a worker that finds its own call
+                # given up settles it at once: it may be settled already).
+                left = [pk for (pk,) in db.execute(LEFT, [crashed])]
                 seconds = recovery(
                     "Postgres crashed and restarted", lambda: _one(db, STEP, simulation), back
                 )
@@ -107,6 +112,10 @@ YOUNG_CALL = (
     " AND finished_at IS NULL AND created_at > now() - interval '0.15 s'"
 )
 IN_FLIGHT = "SELECT id FROM llm_modelcall WHERE simulation_id = %s AND finished_at IS NULL"
+LEFT = (
+    "SELECT id FROM llm_modelcall WHERE id = ANY(%s)"
+    " AND (finished_at IS NULL OR error LIKE 'abandoned:%%')"
+)
 STEP = "SELECT step FROM world_simulation WHERE id = %s"
 STATUS = "SELECT status FROM world_simulation WHERE id = %s"
 

@@ -13,6 +13,9 @@ from django.contrib.auth.models import User
 from agents import engine
 from agents.models import Decision, StagedCommit
 from agents.reflection.models import JobStatus, ReflectionJob
+from llm.models import ModelCall
+from llm.selectors import model_call_summary
+from memories.embeddings import EMBEDDING_TASK
 from tests.agents import workers
 from world.models import Simulation
 
@@ -189,3 +192,54 @@ def test_worker_killed_while_residents_run_ahead(
         )
         ends_as_its_twin(simulation, left)
     assert seconds < 30
+
+
+@pytest.mark.chaos
+@pytest.mark.django_db(transaction=True)
+def test_calls_a_killed_worker_left_in_flight_are_settled_when_its_lease_lapses(
+    user: User, server: ModelServer, redis: PrivateRedis
+) -> None:
+    """With the default model bounds (a call may be in flight 660 s), the calls a killed
+    worker left in flight are settled within the recovery bound of docs/operations.md
+    (the lease lapses, then a watchdog of a live worker runs: 11 s after the death, plus
+    the new worker's start); meanwhile the usage totals count none of them, and the run's
+    totals per task end as its twin's."""
+    simulation = chaos_simulation(user, seed=24)
+    server.slow(0.3)
+    defaults = {
+        "SMALLVILLE_LLM_TIMEOUT": "60",
+        "SMALLVILLE_LLM_MAX_RETRIES": "4",
+        "SMALLVILLE_LLM_MAX_REASKS": "2",
+    }
+    env = worker_env(server, SMALLVILLE_SHARD_SIZE="1", **defaults)
+    with broker_worker(redis, env) as worker:
+        worker.run_start(simulation, STEPS)
+        wait_for(lambda: calls_in_flight(simulation, 0.15), 60, "a model call in flight")
+        worker.kill()
+        killed = time.monotonic()
+        left = calls_in_flight(simulation)
+        assert left
+        totals = model_call_summary(simulation=simulation)["totals"]
+        ended = ModelCall.objects.filter(simulation=simulation, finished_at__isnull=False)
+        assert totals["calls"] == ended.count()  # the calls in flight are not counted
+        server.slow(0)
+        started = time.monotonic()
+        worker.start()
+        restart = time.monotonic() - started
+        still = ModelCall.objects.filter(pk__in=left, finished_at__isnull=True)
+        wait_for(lambda: not still.exists(), 60, "the calls left in flight to be settled")
+        settled = time.monotonic() - killed
+        twin = ends_as_its_twin(simulation, left)
+    assert _chat_totals(simulation) == _chat_totals(twin)
+    assert settled < 11 + restart, (settled, restart)
+
+
+def _chat_totals(simulation: Simulation) -> list[dict[str, object]]:
+    """The ledger summary's calls and tokens per chat task (the embeddings of queries a
+    process keeps are asked again by a new worker)."""
+    rows = model_call_summary(simulation=simulation)["by_task"]
+    return [
+        {"task": r["task"], "calls": r["calls"], "tokens": r["tokens"]}
+        for r in rows
+        if r["task"] != EMBEDDING_TASK
+    ]

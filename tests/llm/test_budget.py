@@ -75,23 +75,24 @@ def test_ten_call_budget_stops_at_the_limit_losing_nothing(simulation: Simulatio
 
 @pytest.mark.django_db
 def test_raising_the_budget_lets_calls_through_again(simulation: Simulation) -> None:
-    agent, statement = seed_memories(simulation)[0]
+    (agent, first), (_, second) = seed_memories(simulation)[:2]
     Simulation.objects.filter(pk=simulation.pk).update(budget_calls=1)
-    importance_rate(agent=agent, memory=statement, simulation=simulation)
+    importance_rate(agent=agent, memory=first, simulation=simulation)
     with pytest.raises(BudgetExhausted):
-        importance_rate(agent=agent, memory=statement, simulation=simulation)
+        importance_rate(agent=agent, memory=second, simulation=simulation)
+    # The same call as the first is not billed again: its answer is taken, budget or not.
+    importance_rate(agent=agent, memory=first, simulation=simulation)
     Simulation.objects.filter(pk=simulation.pk).update(budget_calls=2)
-    importance_rate(agent=agent, memory=statement, simulation=simulation)
+    importance_rate(agent=agent, memory=second, simulation=simulation)
     assert ModelCall.objects.filter(simulation=simulation).count() == 2
 
 
 @pytest.mark.django_db
 def test_token_budget_stops_after_the_call_that_crosses_it(simulation: Simulation) -> None:
-    agent, statement = seed_memories(simulation)[0]
     Simulation.objects.filter(pk=simulation.pk).update(budget_tokens=300)
     made = 0
     with pytest.raises(BudgetExhausted) as stop:
-        for _ in range(100):
+        for agent, statement in seed_memories(simulation):  # each call its own
             importance_rate(agent=agent, memory=statement, simulation=simulation)
             made += 1
     calls = list(ModelCall.objects.filter(simulation=simulation).order_by("id"))
