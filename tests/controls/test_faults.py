@@ -123,9 +123,10 @@ def test_creating_and_forking_are_throttled_with_retry_after(api: APIClient, set
 
 
 @pytest.fixture
-def broker_at(settings: Any) -> Iterator[Any]:
+def broker_at(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """Point the Celery app's broker at a URL for the test (a real connection to it, not a
-    mock of our queue), then back."""
+    mock of our queue), then back. Celery reads CELERY_BROKER_URL from the environment
+    before its own setting (celery.app.utils.Settings.broker_url), so it is set too."""
     conf = celery_app.conf
     saved = (conf.broker_url, dict(conf.broker_transport_options), conf.task_publish_retry_policy)
 
@@ -139,6 +140,7 @@ def broker_at(settings: Any) -> Iterator[Any]:
 
     def point(url: str, timeout: float = 5.0) -> None:
         reset()
+        monkeypatch.setenv("CELERY_BROKER_URL", url)
         conf.broker_url = url
         conf.broker_transport_options = {
             **saved[1],
