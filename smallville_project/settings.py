@@ -8,6 +8,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from . import embedded_db
+from .breaker import pool_reconnect_failed
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -109,6 +110,12 @@ if env_bool("SMALLVILLE_DB_POOL", False):
             "timeout": float(os.environ.get("SMALLVILLE_DB_POOL_TIMEOUT", "10")),
             # An idle connection above min_size is closed after this many seconds.
             "max_idle": float(os.environ.get("SMALLVILLE_DB_POOL_MAX_IDLE", "300")),
+            # A connection the pool cannot make is given up at once (not retried with a
+            # backoff growing from 1 s) and the database marked down: requests then fail
+            # at once, and a request's wait makes the pool connect again when it is back
+            # (smallville_project/postgres/base.py).
+            "reconnect_timeout": 0,
+            "reconnect_failed": pool_reconnect_failed,
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -138,6 +145,10 @@ LOGOUT_REDIRECT_URL = "landing"
 # Request size limits: a simulation request is small; nothing legitimate is near this.
 # Django applies it to forms; api.middleware.RequestSizeLimitMiddleware to every /api/ body.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("SMALLVILLE_MAX_REQUEST_BYTES", 256 * 1024))
+
+# A dependency (the database under the pool, the cache) seen down is refused at once for
+# this many seconds, then probed by one request (smallville_project/breaker.py).
+SMALLVILLE_REPROBE_SECONDS = float(os.environ.get("SMALLVILLE_REPROBE_SECONDS", "0.5"))
 
 # The shared cache (throttle counts): Redis, so every web process counts the same requests.
 CACHES = {
