@@ -94,6 +94,17 @@ def private_cache() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def breakers_closed() -> Iterator[None]:
+    """What a test saw of the cache or database being down (smallville_project.breaker)
+    is not the next test's: the breakers are closed after each."""
+    from smallville_project.breaker import cache_breaker, database_breaker
+
+    yield
+    cache_breaker.succeeded()
+    database_breaker.succeeded()
+
+
 @pytest.fixture
 def sent_work() -> Iterator[list[Work]]:
     """What the engine and reflection hand on, recorded in order instead of sent (this
