@@ -166,7 +166,7 @@ CACHES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "api.authentication.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -192,6 +192,10 @@ REST_FRAMEWORK = {
         "api.parsers.MultiPartParser",
     ],
 }
+
+# Failed logins (/accounts/login/) and wrong API tokens per client address; past this,
+# its attempts get 429 until the oldest failure leaves the window (auth_failures.py).
+SMALLVILLE_THROTTLE_AUTH_FAILURES = os.environ.get("SMALLVILLE_THROTTLE_AUTH_FAILURES", "10/minute")
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Smallville API",
