@@ -1,6 +1,8 @@
 """Token authentication with failed attempts throttled per client
-(smallville_project.auth_failures): a client that sent too many wrong tokens gets 429 and
-Retry-After, not another 401 to learn from."""
+(smallville_project.auth_failures): a client past its wrong tokens gets 429 and
+Retry-After for each wrong one, not another 401. A right token is served all the same: a
+token cannot be guessed (160 random bits), and the clients behind one address (a NAT)
+must not lose the API to one of them guessing."""
 
 from __future__ import annotations
 
@@ -20,13 +22,12 @@ class ThrottledTokenAuthentication(TokenAuthentication):
         auth = get_authorization_header(request).split()
         if not auth or auth[0].lower() != self.keyword.lower().encode():
             return None  # no token: not ours to count
-        wait = auth_wait(request.META)
-        if wait is not None:
-            raise exceptions.Throttled(
-                wait=math.ceil(wait), detail="Too many wrong tokens from this address."
-            )
         try:
             return super().authenticate(request)
         except exceptions.AuthenticationFailed:
+            wait = auth_wait(request.META)
             auth_failed(request.META)
+            if wait is not None:
+                detail = "Too many wrong tokens from this address."
+                raise exceptions.Throttled(wait=math.ceil(wait), detail=detail) from None
             raise
