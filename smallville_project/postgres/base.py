@@ -24,7 +24,7 @@ from psycopg_pool import PoolTimeout
 
 from smallville_project.breaker import database_breaker
 
-WAIT_STEP = 0.2  # seconds between looks at the breaker while waiting for a connection
+WAIT_STEP = 0.05  # seconds between looks at the breaker while waiting for a connection
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
