@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from world.models import Simulation
+from world.models import Simulation, Town
 
 from ..api import N3, advance, create
 from ..production_server import ProductionServer, production_server, served_database_url
@@ -31,8 +31,9 @@ def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[Production
 
 @pytest.mark.django_db(transaction=True)
 def test_twenty_simultaneous_creates_under_ten_a_minute_accept_exactly_ten(
-    server: ProductionServer, user: User
+    server: ProductionServer, user: User, ville: Town
 ) -> None:
+    # The town is imported first: creates racing to import it fail on its unique name.
     token = Token.objects.create(user=user).key
     start = threading.Barrier(20)
     body = {"base": N3, "config": {"cognition": "minimal"}}
