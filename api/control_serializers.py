@@ -12,7 +12,7 @@ from agents.models import Interview, ObjectState
 from world.models import Agent, Simulation
 from world.selectors import address_at, town_cached
 
-from .fields import StrictCharField, StrictFieldsMixin, StrictIntegerField
+from .fields import StrictCharField, StrictFieldsMixin, StrictIntegerField, UniqueListField
 from .memory_serializers import MemorySerializer, StrictBooleanField
 from .serializers import ResidentDetailSerializer
 
@@ -195,7 +195,7 @@ class NewcomerSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
         default="town",
         help_text="town: it knows every arena of the town; here: only the one it starts in",
     )
-    memories = serializers.ListField(
+    memories = UniqueListField(
         child=_text(1000, "a statement"),
         max_length=20,
         required=False,

@@ -202,6 +202,8 @@ def api_error(
             return exceptions.ValidationError({field: [message]})
         case RunConflict() | ControlConflict():  # the simulation's or resident's state
             return Conflict(message)
+        case ControlRefused() if exc.field:
+            return exceptions.ValidationError({exc.field: [message]})
         case RunRefused() | ControlRefused():
             return exceptions.ValidationError([message])
         case UnknownBase():

@@ -9,21 +9,22 @@ from rest_framework import serializers
 from evaluations.conditions import Condition
 from evaluations.models import Evaluation, EvaluationKind
 
-from .fields import StrictCharField, StrictFieldsMixin, StrictIntegerField
+from .fields import StrictCharField, StrictFieldsMixin, StrictIntegerField, UniqueListField
 
 
 class EvaluationRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
-    kinds = serializers.ListField(
+    kinds = UniqueListField(
         child=serializers.ChoiceField(choices=EvaluationKind.choices), min_length=1
     )
     step = StrictIntegerField(min_value=0, required=False, help_text="default: now")
-    conditions = serializers.ListField(
+    conditions = UniqueListField(
         child=serializers.ChoiceField(choices=[*Condition.choices, ("human", "human")]),
         required=False,
         help_text="default: the paper's four",
     )
-    facts = serializers.ListField(
+    facts = UniqueListField(
         child=StrictCharField(max_length=200),
+        max_length=100,
         required=False,
         help_text='clauses whose diffusion is asked about ("Did you hear that <fact>?"); '
         "default: Isabella's party and Sam's candidacy",

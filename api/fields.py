@@ -132,3 +132,20 @@ class QueryBooleanField(serializers.BooleanField):
 
 
 # --- towns and locations -----------------------------------------------------------------
+
+
+class UniqueListField(serializers.ListField):
+    """A list whose items may not repeat: a 400 naming the field, not 10,000 copies of one
+    item stored (or asked about) one by one."""
+
+    default_error_messages = {"repeated": "{item} is repeated: give each item once."}
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        items: list[Any] = super().to_internal_value(data)
+        seen: set[str] = set()
+        for item in items:
+            key = json.dumps(item, sort_keys=True)
+            if key in seen:
+                self.fail("repeated", item=key[:100])
+            seen.add(key)
+        return items

@@ -1,7 +1,9 @@
 """Throttles of the expensive endpoints (model calls, runs, creating and forking a
-simulation): per user and scope, counted in the shared cache (Redis), so every web process
-sees the same counts. With the cache down a throttled endpoint answers 503
-`cache_unavailable` (Retry-After): it cannot count, and must not serve uncounted."""
+simulation): per user and scope, a sliding window counted atomically in the shared cache
+(smallville_project.rates), so simultaneous requests in every web process never pass the
+rate. With the cache down a throttled endpoint answers 503 `cache_unavailable`
+(Retry-After): it cannot count, and must not serve uncounted; while the cache is known to
+be down it answers so at once."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
+from smallville_project.rates import Rate, rate_take
+
 from .errors import CacheUnavailable
 
 log = logging.getLogger(__name__)
@@ -20,9 +24,13 @@ log = logging.getLogger(__name__)
 
 class ScopedThrottle(SimpleRateThrottle):
     """`scope`'s rate from REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], read per request (DRF's
-    own throttles read it once at import, so settings changed later would not apply)."""
+    own throttles read it once at import, so settings changed later would not apply).
+
+    Not DRF's counting, which reads the history, decides, then writes it back: requests
+    that read it together all pass (20 simultaneous creates under 10/minute passed 11-14)."""
 
     scope = ""
+    waiting: float | None = None
 
     def get_rate(self) -> str | None:
         rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
@@ -33,11 +41,19 @@ class ScopedThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
     def allow_request(self, request: Request, view: APIView) -> bool:
+        if self.rate is None:
+            return True
+        key = self.get_cache_key(request, view)
+        count, seconds = self.parse_rate(self.rate)
         try:
-            return super().allow_request(request, view)
+            self.waiting = rate_take(key, Rate(count or 0, seconds or 1))
         except (RedisError, OSError) as exc:  # the cache is down (or hung)
             log.warning("throttle cache unavailable: %r", exc)
             raise CacheUnavailable() from exc
+        return self.waiting is None
+
+    def wait(self) -> float | None:
+        return self.waiting
 
 
 class RunThrottle(ScopedThrottle):

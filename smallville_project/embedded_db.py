@@ -120,7 +120,7 @@ def database_settings(url: str) -> dict[str, object]:
     query = parse_qs(parsed.query)
     host = parsed.hostname or query.get("host", [""])[0]
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "smallville_project.postgres",  # Django's, failing fast when down
         "NAME": (parsed.path or "/").lstrip("/") or DATABASE_NAME,
         "USER": parsed.username or "postgres",
         "PASSWORD": parsed.password or "",

@@ -8,6 +8,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from . import embedded_db
+from .breaker import pool_reconnect_failed
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -109,6 +110,12 @@ if env_bool("SMALLVILLE_DB_POOL", False):
             "timeout": float(os.environ.get("SMALLVILLE_DB_POOL_TIMEOUT", "10")),
             # An idle connection above min_size is closed after this many seconds.
             "max_idle": float(os.environ.get("SMALLVILLE_DB_POOL_MAX_IDLE", "300")),
+            # A connection the pool cannot make is given up at once (not retried with a
+            # backoff growing from 1 s) and the database marked down: requests then fail
+            # at once, and a request's wait makes the pool connect again when it is back
+            # (smallville_project/postgres/base.py).
+            "reconnect_timeout": 0,
+            "reconnect_failed": pool_reconnect_failed,
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -139,6 +146,10 @@ LOGOUT_REDIRECT_URL = "landing"
 # Django applies it to forms; api.middleware.RequestSizeLimitMiddleware to every /api/ body.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("SMALLVILLE_MAX_REQUEST_BYTES", 256 * 1024))
 
+# A dependency (the database under the pool, the cache) seen down is refused at once for
+# this many seconds, then probed by one request (smallville_project/breaker.py).
+SMALLVILLE_REPROBE_SECONDS = float(os.environ.get("SMALLVILLE_REPROBE_SECONDS", "0.5"))
+
 # The shared cache (throttle counts): Redis, so every web process counts the same requests.
 CACHES = {
     "default": {
@@ -155,7 +166,7 @@ CACHES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "api.authentication.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -181,6 +192,10 @@ REST_FRAMEWORK = {
         "api.parsers.MultiPartParser",
     ],
 }
+
+# Failed logins (/accounts/login/) and wrong API tokens per client address; past this,
+# its attempts get 429 until the oldest failure leaves the window (auth_failures.py).
+SMALLVILLE_THROTTLE_AUTH_FAILURES = os.environ.get("SMALLVILLE_THROTTLE_AUTH_FAILURES", "10/minute")
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Smallville API",

@@ -1,4 +1,5 @@
-"""WSGI entry point."""
+"""WSGI entry point: Django's application, with chunked request bodies read (or refused)
+first (smallville_project.chunked)."""
 
 from __future__ import annotations
 
@@ -7,4 +8,8 @@ import os
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
-application = get_wsgi_application()
+django_application = get_wsgi_application()
+
+from .chunked import ChunkedBodies  # noqa: E402  (settings are configured above)
+
+application = ChunkedBodies(django_application)

@@ -90,8 +90,24 @@ def private_cache() -> Iterator[None]:
     from django.test.utils import override_settings
 
     default = {**settings.CACHES["default"], "KEY_PREFIX": f"tests-{uuid.uuid4().hex[:8]}"}
-    with override_settings(CACHES={**settings.CACHES, "default": default}):
+    # Every test client is 127.0.0.1: failed logins and wrong tokens of one test must not
+    # throttle the next (the tests of that limit set their own, from addresses of theirs).
+    with override_settings(
+        CACHES={**settings.CACHES, "default": default},
+        SMALLVILLE_THROTTLE_AUTH_FAILURES="1000000/minute",
+    ):
         yield
+
+
+@pytest.fixture(autouse=True)
+def breakers_closed() -> Iterator[None]:
+    """What a test saw of the cache or database being down (smallville_project.breaker)
+    is not the next test's: the breakers are closed after each."""
+    from smallville_project.breaker import cache_breaker, database_breaker
+
+    yield
+    cache_breaker.succeeded()
+    database_breaker.succeeded()
 
 
 @pytest.fixture

@@ -10,11 +10,7 @@ from . import viewer_views, views
 urlpatterns = [
     path("", views.landing, name="landing"),
     path("simulations/<int:pk>/", viewer_views.viewer, name="viewer"),
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(template_name="web/login.html"),
-        name="login",
-    ),
+    path("accounts/login/", views.ThrottledLoginView.as_view(), name="login"),
     # Logout is a POST (Django 5): a link cannot log anyone out behind their back.
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

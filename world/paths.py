@@ -281,6 +281,14 @@ def walkable(*, town: Town, tile: Tile) -> bool:
     return bool(_grid(town).walkable[y * town.width + x])
 
 
+def reaches_places(*, town: Town, tile: Tile) -> bool:
+    """Whether a walk from the walkable `tile` reaches the start tile of some place of the
+    town (not so from a walled-in pocket)."""
+    grid = _grid(town)
+    area = grid.area[grid.walkable_index(tile)]
+    return any(grid.area[anchor] == area for anchor in grid.anchors.values())
+
+
 def path_between_tiles(*, town: Town, start: Tile, end: Tile) -> list[Tile]:
     """A shortest 4-connected walk from `start` to `end`, both included."""
     grid = _grid(town)

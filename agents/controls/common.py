@@ -36,7 +36,15 @@ NAME_PATTERN = re.compile(r"^[^/:\\]*[^\W\d_][^/:\\]*$")
 
 
 class ControlRefused(ValueError):
-    """The control does not apply to this request (a bad name, place or listener)."""
+    """The control does not apply to this request (a bad name, place or listener);
+    `field`, when given, is the request's field at fault."""
+
+    field: str | None = None
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        if field is not None:
+            self.field = field
 
 
 class ControlConflict(ControlRefused):

@@ -19,6 +19,7 @@ from world.paths import (
     closest_addresses,
     location_anchor,
     path_to_location,
+    reaches_places,
     walkable,
 )
 from world.selectors import town_cached
@@ -44,6 +45,7 @@ from .common import (
     place_words,
     refreshed,
 )
+from .names import NameRefused, name_normalised, name_skeleton
 
 
 def agent_take_control(
@@ -113,22 +115,22 @@ def newcomer_create(
     invalid name or tile, UnknownAddress or Unreachable for a bad place.
     """
     identity = identity or Identity()
-    name = name.strip()
+    name = name_normalised(name)
     if not NAME_PATTERN.match(name) or len(name) > 200:
-        raise ControlRefused(f"{name!r} cannot be a name: it needs a letter, and no / : \\")
-    # Names differing only by case would be one resident to a reader (and to a lookup).
-    residents = Agent.objects.filter(simulation=simulation, name__iexact=name)
-    taken = residents.values_list("name", flat=True).first()
-    if taken is not None:
-        same = "" if taken == name else f" as {taken!r} (names ignore case)"
-        raise ControlRefused(f"{name!r} already lives in this simulation{same}")
+        raise NameRefused(f"{name!r} cannot be a name: it needs a letter, and no / : \\")
+    _name_free(simulation, name)
     town = town_cached(pk=simulation.town_id)
     if address is not None:
         start = location_anchor(town=town, address=address)
     elif tile is not None and walkable(town=town, tile=tile):
         start = tile
+        if not reaches_places(town=town, tile=tile):
+            raise ControlRefused(
+                f"tile {tile} is walled in: no place of the town can be reached from it",
+                field="tile",
+            )
     else:
-        raise ControlRefused(f"tile {tile} is not a walkable tile of the town")
+        raise ControlRefused(f"tile {tile} is not a walkable tile of the town", field="tile")
     if (
         identity.living_area
         and not Location.objects.filter(
@@ -177,6 +179,16 @@ def newcomer_create(
         then=lambda current: decision_stand_still(simulation=current, agent=name),
     )
     return Agent.objects.get(simulation=simulation, name=name)
+
+
+def _name_free(simulation: Simulation, name: str) -> None:
+    """NameRefused if a resident's name prints as `name` would (case and look-alike
+    letters aside: names.name_skeleton)."""
+    skeleton = name_skeleton(name)
+    for taken in Agent.objects.filter(simulation=simulation).values_list("name", flat=True):
+        if name_skeleton(taken) == skeleton:
+            same = "" if taken == name else f" as {taken!r} (names ignore case and look-alikes)"
+            raise NameRefused(f"{name!r} already lives in this simulation{same}")
 
 
 def _user_controlled(agent: Agent) -> None:

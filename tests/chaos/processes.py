@@ -40,6 +40,9 @@ class PrivateRedis:
         self.process: subprocess.Popen[bytes] | None = None
         self.log = ROOT / ".pgdata" / f"redis-{self.port}.log"
         self.control = Celery("chaos-control", broker=self.url(0), set_as_current=False)
+        # Celery reads CELERY_BROKER_URL from the environment before `broker`; the read and
+        # write URLs come before it, so this app talks to this Redis whatever is exported.
+        self.control.conf.update(broker_read_url=self.url(0), broker_write_url=self.url(0))
 
     def url(self, db: int) -> str:
         return f"redis://127.0.0.1:{self.port}/{db}"

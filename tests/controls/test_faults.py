@@ -123,9 +123,10 @@ def test_creating_and_forking_are_throttled_with_retry_after(api: APIClient, set
 
 
 @pytest.fixture
-def broker_at(settings: Any) -> Iterator[Any]:
+def broker_at(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """Point the Celery app's broker at a URL for the test (a real connection to it, not a
-    mock of our queue), then back."""
+    mock of our queue), then back. Celery reads CELERY_BROKER_URL from the environment
+    before its own setting (celery.app.utils.Settings.broker_url), so it is set too."""
     conf = celery_app.conf
     saved = (conf.broker_url, dict(conf.broker_transport_options), conf.task_publish_retry_policy)
 
@@ -139,6 +140,7 @@ def broker_at(settings: Any) -> Iterator[Any]:
 
     def point(url: str, timeout: float = 5.0) -> None:
         reset()
+        monkeypatch.setenv("CELERY_BROKER_URL", url)
         conf.broker_url = url
         conf.broker_transport_options = {
             **saved[1],
@@ -274,6 +276,25 @@ def test_with_the_cache_down_throttled_endpoints_answer_503(api: APIClient, sett
     _assert_unavailable(interview, "cache_unavailable")
     assert _rows() == rows
     assert api.get(f"{url}/").status_code == 200  # reads are not throttled: still served
+
+
+@pytest.mark.django_db
+def test_with_the_cache_hung_throttled_requests_fail_fast_after_the_first(
+    api: APIClient, settings: Any, hung_redis: str
+) -> None:
+    """Only the request that finds the cache hung waits for its timeout; the ones after it
+    are answered at once (the cache's breaker), not after a timeout each."""
+    simulation = create(api)
+    options = {"socket_timeout": 3.0, "socket_connect_timeout": 3.0}
+    hung = {**settings.CACHES["default"], "LOCATION": hung_redis.replace("/0", "/1")}
+    settings.CACHES = {**settings.CACHES, "default": {**hung, "OPTIONS": options}}
+    url = f"/api/simulations/{simulation['id']}/residents/{ISABELLA}/whisper/"
+    _assert_unavailable(api.post(url, {"statement": "x"}, format="json"), "cache_unavailable")
+    for _ in range(6):
+        started = time.monotonic()
+        response = api.post(url, {"statement": "x"}, format="json")
+        _assert_unavailable(response, "cache_unavailable")
+        assert time.monotonic() - started < 1.5  # the cache's timeout is 3 s
 
 
 # --- (e) hostile input -------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""The database engine: Django's PostgreSQL backend, failing fast while the database is down."""
