@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from .addresses import Address
 from .models import Location, LocationKind, Town
@@ -213,9 +213,17 @@ def town_export(*, town: Town, target: Path) -> None:
 def town_get_or_import(name: str = THE_VILLE) -> Town:
     """The named shipped town, imported on first use."""
     town = Town.objects.filter(name=name).first()
-    if town is None:
-        source = DATA_DIR / name
-        if not source.is_dir():
-            raise TownFormatError(f"no shipped town called {name!r}")
-        town = town_import(source=source, name=name)
+    if town is not None:
+        return town
+    source = DATA_DIR / name
+    if not source.is_dir():
+        raise TownFormatError(f"no shipped town called {name!r}")
+    # Simultaneous first uses (creates of its bases) import it once: the others wait on
+    # the lock, then find the committed town.
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"town:{name}"])
+        town = Town.objects.filter(name=name).first()
+        if town is None:
+            town = town_import(source=source, name=name)
     return town

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import io
 import shutil
+import threading
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 
 from world.models import Location, LocationKind, Town
-from world.towns import DATA_DIR, TownFormatError, town_export, town_import
+from world.towns import (
+    DATA_DIR,
+    TownFormatError,
+    town_export,
+    town_get_or_import,
+    town_import,
+)
 
 SOURCE = DATA_DIR / "the_ville"
 
@@ -176,3 +184,31 @@ def test_command_errors(tmp_path: Path) -> None:
         call_command("import_town", str(tmp_path), "--name", "empty")
     with pytest.raises(CommandError, match="unknown town 'atlantis'"):
         call_command("export_town", "atlantis", str(tmp_path / "out"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_first_uses_of_a_shipped_town_import_it_once() -> None:
+    """Creates of a base whose town is not imported yet, made at once, all get the town
+    (they raised IntegrityError on the town's name, a 500, before the first use locked)."""
+    Town.objects.filter(name="the_ville").delete()
+    start = threading.Barrier(4)
+    got: list[int] = []
+    errors: list[BaseException] = []
+
+    def first_use() -> None:
+        try:
+            start.wait()
+            got.append(town_get_or_import("the_ville").pk)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=first_use) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(set(got)) == 1 and len(got) == 4
+    assert Town.objects.filter(name="the_ville").count() == 1
