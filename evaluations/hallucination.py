@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from evaluations.emergence import holds
 from memories.models import Memory
@@ -50,3 +51,26 @@ def claim_of_fact(*, agent: Agent, fact: str, about: Callable[[str], bool], answ
     descriptions = Memory.objects.filter(agent=agent).values_list("description", flat=True)
     backed = any(holds(d, about) for d in descriptions.iterator())
     return Claim(agent.name, fact, claims_to_know(answer), backed)
+
+
+def agreement(
+    *,
+    residents: int,
+    holders: list[str],
+    knows: list[str],
+    denied: list[str],
+    claimed: list[str],
+    source: str,
+) -> dict[str, Any]:
+    """How far what the residents say agrees with what their memories hold: holders by
+    memory, by interview, holders who deny it, non-holders who claim it."""
+    agreeing = residents - len(denied) - len(claimed)
+    return {
+        "holders_by_memory": len(holders),
+        "holders_by_interview": len(knows) + len(claimed),
+        "holders_who_deny_it": denied,
+        "non_holders_who_claim_it": claimed,
+        "agreeing": f"{agreeing} of {residents}",
+        "percent": round(100 * agreeing / residents, 1) if residents else 100.0,
+        "source_denies_it": source in denied,
+    }
