@@ -11,8 +11,8 @@ first; `prompts.recurring_terms`) and says something the statements only say apa
 - where the resident learned it: "Maria Lopez told Sam Moore that ...";
 - how the resident stands with someone it has talked with more than once ("Sam Moore and
   Maria Lopez have talked 3 times lately and are getting to know each other");
-- what someone means to it, from the statements that name them both ("Maria Lopez
-  matters to Sam Moore: Maria Lopez and Sam Moore are dormmates, and ...");
+- what someone means to it, from a statement that names them both ("Maria Lopez
+  matters to Sam Moore: Maria Lopez and Sam Moore are dormmates");
 - what it keeps seeing someone do, twice or more and nobody told it ("Sam Moore often
   sees Maria Lopez working at the bakery");
 - what the items of its day's plan mostly are ("Sam Moore will spend much of the day
@@ -112,8 +112,8 @@ def _up_to(person: str, facts: list[Fact]) -> tuple[str, list[int]] | None:
         return None
     first = about[0]
     second = next((f for f in about[1:] if _apart(first.predicate, f.predicate)), None)
-    if second is None or ", and " in first.predicate:
-        return None
+    if second is None or re.search(r", and | matters to ", first.predicate + second.predicate):
+        return None  # not an insight of insights
     return f"{person} {first.predicate}, and {second.predicate}", [first.number, second.number]
 
 
@@ -160,24 +160,23 @@ def _seen(person: str, facts: list[Fact], agent: str) -> tuple[str, list[int]] |
 
 
 def _bond(
-    person: str, lines: Sequence[tuple[int, str]], agent: str
+    person: str, lines: Sequence[tuple[int, str]], facts: list[Fact], agent: str
 ) -> tuple[str, list[int]] | None:
-    """How the agent stands with `person`, from the statements that name them both."""
+    """How the agent stands with `person` (someone a statement tells of), from the first
+    statement that names them both."""
+    if person == agent or not any(f.subject == person for f in facts):
+        return None
     both = [
         (n, text)
         for n, text, _ in statements_of(lines, agent)
-        if person != agent
-        and person in text
+        if person in text
         and agent in text
         and len(text) <= _PRED_MAX
-        and " matters to " not in text  # an insight of this kind already
+        and not re.search(r" matters to |, and ", text)  # an insight already
     ]
     if not both:
         return None
-    first = both[0][1]
-    second = next((t for _, t in both[1:] if _apart(first, t)), "")
-    joined = f"{first}, and {second[0].lower()}{second[1:]}" if second else first
-    return f"{person} matters to {agent}: {joined}", [n for n, _ in both]
+    return f"{person} matters to {agent}: {both[0][1]}", [both[0][0]]
 
 
 _PLANNED = re.compile(r"^(.+?) plans to be (.+?) from \d\d:\d\d")
@@ -205,7 +204,7 @@ def insights_about(
     for found in (
         _up_to(subject, facts),
         _heard(subject, facts, agent),
-        _bond(subject, lines, agent),
+        _bond(subject, lines, facts, agent),
         _talks(subject, lines, agent),
         _seen(subject, facts, agent),
         _day(subject, lines),
