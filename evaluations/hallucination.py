@@ -11,7 +11,8 @@ from evaluations.emergence import holds
 from memories.models import Memory
 from world.models import Agent
 
-# A denial anywhere wins over a "yes": "Yes... well, no, I don't know her" is no claim.
+# A denial in the first sentence wins over a "yes": "Yes... well, no, I don't know her" is
+# no claim.
 _DENIAL = re.compile(
     r"\b(?:no|nope|not sure|don't know|do not know|never (?:heard|met)|haven't (?:heard|met)"
     r"|don't remember|do not remember|not familiar)\b",
@@ -23,9 +24,16 @@ _CLAIM = re.compile(
 )
 
 
+# Where the answer's first sentence ends ("Yes... well, no" is one sentence).
+_FIRST_SENTENCE_END = re.compile(r"(?<=[^.][.!?])\s+(?=[A-Z])")
+
+
 def claims_to_know(answer: str) -> bool:
-    """Whether an answer says yes to "Do you know ...?" (a rule, read by the tests)."""
-    return _DENIAL.search(answer) is None and _CLAIM.search(answer) is not None
+    """Whether an answer says yes to "Do you know ...?" (a rule, read by the tests): its
+    first sentence, where it takes its stand, has no denial, and it claims; a "no" in what
+    it then tells ("Yes. Ryan told me he wants no part in it") denies nothing."""
+    stand = _FIRST_SENTENCE_END.split(answer.strip(), maxsplit=1)[0]
+    return _DENIAL.search(stand) is None and _CLAIM.search(answer) is not None
 
 
 @dataclass(frozen=True)

@@ -39,11 +39,14 @@ _QUOTED = re.compile(r'(?:^|[.;] )([A-Z][\w\'-]*(?: [A-Z][\w\'-]*)*) said: "(.*?
 ANSWERS = 2  # the memories an answer states
 
 
+_OPENER = re.compile(r"^(?:I'm well, thanks! )?(?:By the way, |Oh, and )?(?:[A-Z]\w+, )?")
+
+
 def _reported(line: str, teller: str, name: str) -> str:
     """A line someone said to `name` as `name` tells it, after the teller's name: "who told
     me that I am invited to Isabella's party", "who is writing a research paper"."""
     first = teller.split()[0]
-    text = re.sub(r"^(?:I'm well, thanks! )?(?:By the way, |Oh, and )?(?:[A-Z]\w+, )?", "", line)
+    text = _OPENER.sub("", line)
     text = re.sub(r"\bI(?:'m| am)\b", f"{first} is", text)
     text = re.sub(r"\bI\s+([a-z]+)\b", lambda m: f"{first} {verb_after_name(m[1])}", text)
     text = re.sub(r"\bI'(ve|ll|d)\b", lambda m: f"{first} {_CONTRACTED[m[1]]}", text)
@@ -66,9 +69,14 @@ def as_fact(memory: str, name: str, asked: Asked | None = None) -> str:
         if name not in talk[1] or not others:
             return ""  # someone else's talk, told second hand
         fact = f"I talked with {' and '.join(others)}"
-        lines = [(t, line) for t, line in _QUOTED.findall(memory) if t != name and len(line) > 10]
+        lines = [(t, line) for t, line in _QUOTED.findall(memory) if len(line) > 10]
         if asked is not None:  # the line that answers the question first (a stable sort)
-            lines.sort(key=lambda told: -relevance(asked, told[1]))
+            lines.sort(key=lambda told: (-relevance(asked, told[1]), told[0] == name))
+        else:
+            lines = [(t, line) for t, line in lines if t != name]
+        if lines and lines[0][0] == name:  # what it said itself: "and I told them that ..."
+            said = mid_sentence(_OPENER.sub("", lines[0][1])).rstrip(".!")
+            return f"{fact}, and I told them that {said}"
         if lines:
             teller, line = lines[0]
             return f"{fact}, {_reported(line, teller, name).rstrip('.!')}"
