@@ -7,7 +7,8 @@ first; `prompts.recurring_terms`) and says something the statements only say apa
 - about someone (a person, or whoever the statements about a subject are mostly about):
   what they are up to, two of their plans or doings joined ("Sam Moore is organising a
   quiz night at the Copper Lantern, and is inviting everyone he meets"), the most
-  important first (the offline importance rule), never sleep, meals or chores;
+  important first (the offline importance rule), never sleep, meals, chores or what it
+  merely saw them doing;
 - where the resident learned it: "Maria Lopez told Sam Moore that ...";
 - how the resident stands with someone it has talked with more than once ("Sam Moore and
   Maria Lopez have talked 3 times lately and are getting to know each other");
@@ -27,19 +28,17 @@ and Maria Lopez are dormmates"), are read as about itself.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from agents.cognition.offline_news import fact_and_source, third_person
 from agents.cognition.offline_talk import first_person
-from llm.importance import importance_offline
+from llm.importance import importance_provisional
 
 NEWSWORTHY = 6  # the offline importance of plans, projects, invitations, parties, elections
 ROUTINE = 2  # and of sleeping, meals, chores: not what someone is up to
 _PRED_MAX = 180
-_RATING = random.Random(0)  # importance_offline's draw; only the lexicon's ratings rank
 _SUBJECT = re.compile(r"^((?:[A-Z][\w'-]*)(?: [A-Z][\w'-]*)+) (?=[a-z])")
 _SEEN = re.compile(r"^is (\w+ing\b.*)")
 
@@ -55,6 +54,13 @@ class Fact:
     @property
     def text(self) -> str:
         return f"{self.subject} {self.predicate}"
+
+    @property
+    def seen(self) -> bool:
+        """An everyday doing it saw ("is getting food"), not news nor a plan."""
+        return (
+            not self.source and self.rating < NEWSWORTHY and _SEEN.match(self.predicate) is not None
+        )
 
 
 def _record(text: str) -> bool:
@@ -93,7 +99,7 @@ def facts_of(lines: Sequence[tuple[int, str]], agent: str) -> list[Fact]:
         opened = _SUBJECT.match(fact)
         if opened is None or len(fact) - opened.end() > _PRED_MAX:
             continue
-        rating = importance_offline({"memory": fact}, _RATING).importance
+        rating = importance_provisional(fact)  # the lexicon's, no draw: same seed, same log
         facts.append(Fact(number, opened[1], fact[opened.end() :], source, rating))
     return sorted(facts, key=lambda f: -f.rating)  # stable: earlier first on ties
 
@@ -107,7 +113,7 @@ def _apart(one: str, other: str) -> bool:
 
 def _up_to(person: str, facts: list[Fact]) -> tuple[str, list[int]] | None:
     """What `person` is up to: its most important plan or doing, and another joined."""
-    about = [f for f in facts if f.subject == person and f.rating > ROUTINE]
+    about = [f for f in facts if f.subject == person and f.rating > ROUTINE and not f.seen]
     if not about:
         return None
     first = about[0]
@@ -144,14 +150,7 @@ def _talks(
 
 
 def _seen(person: str, facts: list[Fact], agent: str) -> tuple[str, list[int]] | None:
-    seen = [
-        f
-        for f in facts
-        if f.subject == person
-        and not f.source
-        and f.rating < NEWSWORTHY
-        and _SEEN.match(f.predicate)
-    ]
+    seen = [f for f in facts if f.subject == person and f.seen]
     if len(seen) < 2 or person == agent:
         return None
     doing = _SEEN.match(seen[0].predicate)
@@ -166,11 +165,13 @@ def _bond(
     statement that names them both."""
     if person == agent or not any(f.subject == person for f in facts):
         return None
+    seen = {f.number for f in facts if f.seen}
     both = [
         (n, text)
         for n, text, _ in statements_of(lines, agent)
         if person in text
         and agent in text
+        and n not in seen  # "X is chatting with Y" says little of how they stand
         and len(text) <= _PRED_MAX
         and not re.search(r" matters to |, and ", text)  # an insight already
     ]
