@@ -8,7 +8,8 @@ elsewhere; `--local-model` runs it through the `openai` backend on the local
 SmolLM2-135M server, `make install-local`), and reports what the paper reports (Park et
 al. 2023, section 7): information diffusion, the party's attendance and network
 density, as evaluations/emergence.py defines and measures them (one copy, shared with
-the evaluations), and
+the evaluations), the memories with a line of word statistics ("X associates A with B",
+"A and B often go together": the old offline reflections' shapes; none expected), and
 
 Model calls and tokens per agent per sim hour, by task (the offline backend counts the
 prompts the openai backend would send), against the targets.
@@ -33,7 +34,7 @@ from agents.services import simulation_create_from_base
 from bench.cognition import usage
 from bench.machine import stamp
 from bench.runs import bench_owner, run_through_worker
-from evaluations.emergence import PAPER, emergence_measure
+from evaluations.emergence import PAPER, emergence_measure, remembered, word_statistics
 from llm.local import LocalModelServer
 from llm.selectors import model_call_fallback_rate
 from world.models import Simulation
@@ -127,6 +128,7 @@ def main(argv: list[str] | None = None) -> None:
         "commitments": simulation.commitments.count(),
     }
     report.update(emergence_measure(simulation=simulation))
+    report["word_statistics"] = word_statistics(remembered(simulation))
     # The calls of the run: those of rating the seed memories at creation come before it.
     since = simulation.run_started_at or simulation.created_at
     report["model_usage"] = usage(simulation, agents, hours or 1.0, since)

@@ -4,7 +4,9 @@
 Evaluates the newest finished base_the_ville_n25 simulation (or `--simulation ID`) with
 every kind (or those given) through the same runner as `manage.py evaluate`, and reports
 the wall time and the model calls and tokens the evaluation made, by task (the interviews,
-the judge, "Do you know <name>?" and "Did you hear that ...?"). With `--figures` the
+the judge, "Do you know <name>?" and "Did you hear that ...?"), each named fact's holders
+by memory and by interview and their agreement, and the memories of the word-statistics
+shapes ("X associates A with B"). With `--figures` the
 report's PNGs are written there, with `--report` its HTML page. Offline numbers show
 mechanics.
 """
@@ -23,6 +25,7 @@ from django.utils import timezone
 
 from bench.machine import stamp
 from evaluations.conditions import Condition
+from evaluations.emergence import remembered, word_statistics
 from evaluations.report import report_figures, report_html
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create
@@ -96,6 +99,13 @@ def main(argv: list[str] | None = None) -> None:
         "backend": "openai: local SmolLM2-135M-Instruct" if args.local_model else "offline",
         "wall_seconds": round(wall, 2),
         "model_calls_by_task": {c["task"]: c for c in calls},
+        # Per named fact: holders by memory, by interview ("Did you hear that ...?") and
+        # their agreement; and the memories of the word-statistics shapes.
+        "facts_agreement": {
+            f["fact"]: f["agreement"]
+            for f in evaluation.result.get("diffusion", {}).get("facts", [])
+        },
+        "word_statistics": word_statistics(remembered(evaluation.subject or simulation)),
         "result": evaluation.result,
     }
     if args.figures is not None:

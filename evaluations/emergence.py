@@ -278,6 +278,27 @@ def density(
     }
 
 
+# The shapes of word statistics the old offline reflections had ("Sam Moore associates
+# local with mayor", "For Sam Moore, election and told often go together").
+WORD_STATISTICS = re.compile(
+    r"\bassociates\b[^.;\"]*?\bwith\b|\band\b[^.;\"]*?\b(?:often )?go together\b", re.IGNORECASE
+)
+
+
+def word_statistics(memories: Iterable[Remembered]) -> dict[str, Any]:
+    """The memories (reflections, thoughts: memos and planning thoughts, conversations: news
+    passed on) with a line of the word-statistics shapes, by kind, with examples."""
+    by_kind: dict[str, int] = defaultdict(int)
+    examples: list[str] = []
+    for m in memories:
+        found = WORD_STATISTICS.search(m.description)
+        if found is not None:
+            by_kind[m.kind] += 1
+            if len(examples) < 10:
+                examples.append(f"{m.agent} ({m.kind}): {m.description[:200]}")
+    return {"memories": sum(by_kind.values()), "by_kind": dict(by_kind), "examples": examples}
+
+
 def emergence_measure(*, simulation: Simulation) -> dict[str, Any]:
     memories = remembered(simulation)
     start, end = (

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from evaluations.emergence import holds
 from memories.models import Memory
 from world.models import Agent
 
-# A denial anywhere wins over a "yes": "Yes... well, no, I don't know her" is no claim.
+# A denial in the first sentence wins over a "yes": "Yes... well, no, I don't know her" is
+# no claim.
 _DENIAL = re.compile(
     r"\b(?:no|nope|not sure|don't know|do not know|never (?:heard|met)|haven't (?:heard|met)"
     r"|don't remember|do not remember|not familiar)\b",
@@ -22,9 +24,16 @@ _CLAIM = re.compile(
 )
 
 
+# Where the answer's first sentence ends ("Yes... well, no" is one sentence).
+_FIRST_SENTENCE_END = re.compile(r"(?<=[^.][.!?])\s+(?=[A-Z])")
+
+
 def claims_to_know(answer: str) -> bool:
-    """Whether an answer says yes to "Do you know ...?" (a rule, read by the tests)."""
-    return _DENIAL.search(answer) is None and _CLAIM.search(answer) is not None
+    """Whether an answer says yes to "Do you know ...?" (a rule, read by the tests): its
+    first sentence, where it takes its stand, has no denial, and it claims; a "no" in what
+    it then tells ("Yes. Ryan told me he wants no part in it") denies nothing."""
+    stand = _FIRST_SENTENCE_END.split(answer.strip(), maxsplit=1)[0]
+    return _DENIAL.search(stand) is None and _CLAIM.search(answer) is not None
 
 
 @dataclass(frozen=True)
@@ -50,3 +59,26 @@ def claim_of_fact(*, agent: Agent, fact: str, about: Callable[[str], bool], answ
     descriptions = Memory.objects.filter(agent=agent).values_list("description", flat=True)
     backed = any(holds(d, about) for d in descriptions.iterator())
     return Claim(agent.name, fact, claims_to_know(answer), backed)
+
+
+def agreement(
+    *,
+    residents: int,
+    holders: list[str],
+    knows: list[str],
+    denied: list[str],
+    claimed: list[str],
+    source: str,
+) -> dict[str, Any]:
+    """How far what the residents say agrees with what their memories hold: holders by
+    memory, by interview, holders who deny it, non-holders who claim it."""
+    agreeing = residents - len(denied) - len(claimed)
+    return {
+        "holders_by_memory": len(holders),
+        "holders_by_interview": len(knows) + len(claimed),
+        "holders_who_deny_it": denied,
+        "non_holders_who_claim_it": claimed,
+        "agreeing": f"{agreeing} of {residents}",
+        "percent": round(100 * agreeing / residents, 1) if residents else 100.0,
+        "source_denies_it": source in denied,
+    }

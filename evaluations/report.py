@@ -201,6 +201,8 @@ def _facts(facts: list[dict[str, Any]]) -> str:
                 len(asked["hallucinated"]),
                 ", ".join(asked["remembered_but_denied"]) or "-",
                 memory["of_the_others"],
+                f"{f['agreement']['holders_by_memory']} / {f['agreement']['holders_by_interview']}"
+                f" / {f['agreement']['agreeing']} ({f['agreement']['percent']}%)",
             )
         )
     chains = [
@@ -219,6 +221,7 @@ def _facts(facts: list[dict[str, Any]]) -> str:
                     "yes with no memory",
                     "memory holds it, said no",
                     "memory holds it (of the others)",
+                    "holders by memory / by interview / agreeing",
                 ],
                 rows,
             ),

@@ -29,7 +29,7 @@ from world.models import Agent, Simulation
 from .conditions import Condition
 from .emergence import PAPER, diffusion, emergence_measure, remembered
 from .facts import Fact, facts_of
-from .hallucination import claims_to_know
+from .hallucination import agreement, claims_to_know
 from .interviews import Answer, interview_answer, start_answer
 from .judge import judge_rank
 from .models import Evaluation, EvaluationKind, EvaluationStatus, InterviewAnswer
@@ -238,8 +238,9 @@ def _facts_result(run: _Run) -> list[dict[str, Any]]:
     """Each fact's diffusion by interview ("Did you hear that ...?"), checked against the
     memory stream: a yes is knowing when a memory of the resident states the fact, a
     hallucination when none does; a no from a resident whose memory states it is
-    `remembered_but_denied`. Beside it, the memory stream's own account (holders, when and
-    from whom each first heard it, the share over time)."""
+    `remembered_but_denied`; `agreement` sums them up per fact. Beside it, the memory
+    stream's own account (holders, when and from whom each first heard it, the share over
+    time)."""
     memories = remembered(run.simulation)
     rows = InterviewAnswer.objects.filter(evaluation=run.evaluation, category=FACT)
     answers = {(row.agent_id, row.question_number): row.answer for row in rows}
@@ -266,6 +267,14 @@ def _facts_result(run: _Run) -> list[dict[str, Any]]:
                 "fact": fact.text,
                 "question": fact.question,
                 "source": by_memory["source"],
+                "agreement": agreement(
+                    residents=len(run.agents),
+                    holders=sorted(backed & set(run.names)),
+                    knows=knows,
+                    denied=denied,
+                    claimed=[h["resident"] for h in hallucinated],
+                    source=by_memory["source"],
+                ),
                 "by_interview": {
                     "knows": knows,
                     "knows_among_the_others": f"{len(knowing_others)} of {others}",

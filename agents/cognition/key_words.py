@@ -1,20 +1,31 @@
-"""Whether a text states a fact, by the fact's key words: the rule that the offline interview
-policy answers "Did you hear that ...?" by, and that an evaluation checks a user's named
-fact against the memory stream with (a rule on words, not an understanding of them).
+"""Whether a text states a fact, and how much of a question a memory answers, by key words:
+the rules the offline interview policy answers by, and that an evaluation checks a user's
+named fact against the memory stream with (rules on words, not an understanding of them).
 
-A key word is a word of four letters or more that is not a common one; two words match
-when their first five letters do ("closes" and "close", "running" and "runs" do not). A
+A key word is a number, or a word of four letters or more that is not a common one, taken
+by its stem:
+an ending (-ing, -ed, -es, -s, -ies, a final e) is cut and the rest kept to five letters,
+so "closes", "closing" and "close", "runs" and "running", "hosts" and "hosting" match
+(and the verbs of making an event happen are one: plan, organise, host, throw, hold). A
 text states a fact when it has every key word of a fact of three key words or fewer, and
 three quarters of them (rounded up) of a longer one.
+
+A memory answers a question (`relevance`) when it holds two thirds of the question's key
+words (rounded up) and, if the question has key words besides names (capitalised words
+after its first), at least one of those: "Is Sam Moore hosting anything?" is not answered
+by "Maria Lopez is friends with Sam Moore". The words a question asks with ("event",
+"happening", "news") and the name of the one asked are not what it asks about.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']+")
 _STEM = 5
+_NUMBER = re.compile(r"(?<![\w:])\d+(?=(?:st|nd|rd|th|am|pm)?\b)")
 # Words too common to tell texts apart (the offline judge reads content words by them too).
 COMMON_WORDS = frozenset(
     [
@@ -70,13 +81,59 @@ _NOT_KEY = COMMON_WORDS | {
     "after",
     "before",
     "over",
+    *[
+        "whether",
+        "while",
+        "since",
+        "because",
+        "should",
+        "might",
+        "until",
+        "upon",
+        "onto",
+        "these",
+        "those",
+        "such",
+        "each",
+        "every",
+        "other",
+        "others",
+        "only",
+        "even",
+        "still",
+        "maybe",
+        "perhaps",
+    ],
 }
 
 
+def stem(word: str) -> str:
+    """A word's stem: "hosting", "hosts", "host" -> "host"; "parties" -> "party"."""
+    w = word.lower().removesuffix("'s")
+    if w.endswith("ies") and len(w) > 4:
+        w = f"{w[:-3]}y"
+    else:
+        for suffix in ("ing", "ed", "es", "s"):
+            if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
+                w = w[: -len(suffix)]
+                if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeioulsz":
+                    w = w[:-1]  # "running" -> "run"
+                break
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return _ONE_MEANING.get(w[:_STEM], w[:_STEM])
+
+
+# Verbs of making an event happen, one key word: "Is Sam hosting anything?" is answered by
+# "Sam Moore is organising a quiz night".
+_ONE_MEANING = {word: "plan" for word in ("organ", "host", "throw", "arran", "hold")}
+
+
 def key_words(text: str) -> frozenset[str]:
-    """The stems of the fact's key words."""
+    """The stems of the fact's key words, and its numbers ("March 3", "at 7pm")."""
     words = (w.lower().removesuffix("'s") for w in _WORD.findall(text))
-    return frozenset(w[:_STEM] for w in words if len(w) >= 4 and w not in _NOT_KEY)
+    numbers = _NUMBER.findall(text)
+    return frozenset([stem(w) for w in words if len(w) >= 4 and w not in _NOT_KEY] + numbers)
 
 
 def states(text: str, key: frozenset[str]) -> bool:
@@ -86,3 +143,71 @@ def states(text: str, key: frozenset[str]) -> bool:
     found = key & key_words(text)
     needed = len(key) if len(key) <= 3 else math.ceil(0.75 * len(key))
     return len(found) >= needed
+
+
+# Words a question asks with, not about: "any events happening at ...", "any news of ...".
+_ASKING = frozenset(
+    stem(w)
+    for w in [
+        "event",
+        "events",
+        "happening",
+        "happen",
+        "happens",
+        "news",
+        "tell",
+        "where",
+        "whose",
+        "recently",
+        "lately",
+        "soon",
+        "anyone",
+        "someone",
+        "something",
+        "nothing",
+        "everything",
+        "ever",
+        "think",
+        "stuff",
+        "going",
+    ]
+)
+_CAPITALISED = re.compile(r"[A-Z][A-Za-z']+")
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks about: the stems of the names it says and of its other key words."""
+
+    names: frozenset[str]
+    others: frozenset[str]
+
+    @property
+    def size(self) -> int:
+        return len(self.names) + len(self.others)
+
+
+def asked_about(question: str, addressee: str = "") -> Asked:
+    """The key words of `question` put to `addressee` (whose own name is left out)."""
+    own = key_words(addressee)
+    key = key_words(question) - _ASKING - own
+    first = _WORD.search(question)
+    names = {
+        stem(m[0])
+        for m in _CAPITALISED.finditer(question)
+        if first is None or m.start() != first.start()
+    }
+    return Asked(frozenset(key & names), frozenset(key - names))
+
+
+def relevance(asked: Asked, text: str) -> int:
+    """How many of the question's key words `text` holds, or 0 when that is too few to
+    answer it (see the module's docstring)."""
+    if not asked.size:
+        return 0
+    found = key_words(text)
+    names, others = len(asked.names & found), len(asked.others & found)
+    if asked.others and not others:
+        return 0
+    held = names + others
+    return held if held >= math.ceil(2 * asked.size / 3) else 0

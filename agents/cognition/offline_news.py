@@ -33,6 +33,15 @@ _DATE = re.compile(
 _CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
 _WINDOW = re.compile(rf"\bfrom\s+{_CLOCK}\s*(?:to|until|-|till)\s*{_CLOCK}", re.IGNORECASE)
 _AT = re.compile(rf"\b(?:at|from)\s+{_CLOCK}(?=\W|$)", re.IGNORECASE)
+# Days a happening may be named by instead of its date (the calendar's, no town's).
+_HOLIDAYS = {
+    "new year's day": (1, 1),
+    "valentine's day": (2, 14),
+    "halloween": (10, 31),
+    "christmas eve": (12, 24),
+    "christmas day": (12, 25),
+    "new year's eve": (12, 31),
+}
 _TOLD = re.compile(r"^(?P<fact>.+?)\s*\((?P<source>[^()]+) told me\)\.?$")
 
 
@@ -81,8 +90,8 @@ def happening_in(text: str, places: list[str], today: date) -> Happening | None:
     found = _DATE.search(text)
     if found:
         day = date(today.year, _MONTHS[found["month"].lower()], int(found["day"]))
-    elif "valentine" in lowered:
-        day = date(today.year, 2, 14)
+    elif holiday := next((d for name, d in _HOLIDAYS.items() if name in lowered), None):
+        day = date(today.year, *holiday)
     elif "tomorrow" in lowered:
         day = today + timedelta(days=1)
     elif "today" in lowered or "tonight" in lowered:

@@ -1,11 +1,10 @@
-"""Offline policies of talk: whether to talk, the lines of a conversation, its summary, and
-the answers to an interview.
+"""Offline policies of talk: whether to talk, the lines of a conversation and its summary
+(the answers to an interview are in `offline_interview`).
 
 A line passes on, in the first person, what matters to the speaker (its important thoughts
 and plans, news it heard, ranked by the offline importance rule), so news spreads; never
 someone's everyday doings it merely saw ("John Lin is tidying up"). With nothing worth
-telling, it makes small talk about its own day. Interview answers are whole sentences in the
-first person; a memory of a conversation is told as having talked, never quoted.
+telling, it makes small talk about its own day.
 """
 
 from __future__ import annotations
@@ -16,9 +15,8 @@ import re
 from llm.importance import importance_offline
 from llm.tasks import Inputs
 
-from .key_words import key_words, states
 from .offline import lines_of
-from .offline_news import fact_and_source, tell, verb_after_name
+from .offline_news import fact_and_source, tell
 
 NEWSWORTHY = 6  # offline importance of plans, projects, invitations, parties, elections
 _ROUTINE_RATING = random.Random(0)  # for importance_offline's draw; only >= NEWSWORTHY counts
@@ -175,7 +173,7 @@ _STARTERS = {"My", "Me", "We", "Our", "For", "The", "It", "Its", "This", "That",
 _STARTERS |= {"An", "Some", "Everyone", "People", "In", "On", "At", "Today", "Tomorrow"}
 
 
-def _mid_sentence(text: str) -> str:
+def mid_sentence(text: str) -> str:
     """A sentence to go after "By the way, ": its first word lower-cased unless a name."""
     return text[0].lower() + text[1:] if text.split(" ", 1)[0] in _STARTERS else text
 
@@ -223,7 +221,7 @@ def _news(memories: list[str], speaker: str, listener: str, heard: str) -> str:
             continue  # not back to the one who told it
         news = tell(memory, speaker, first_person)  # heard news says who told it
         if len(news) > 10 and not _told(news, heard):
-            return _mid_sentence(news)
+            return mid_sentence(news)
     return ""
 
 
@@ -283,86 +281,7 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
     return goodbye, True
 
 
-# --- interviews and summaries --------------------------------------------------------------
-
-
-def _reported(line: str, teller: str, name: str) -> str:
-    """A line someone said to `name` as `name` tells it, after the teller's name: "who told
-    me that I am invited to Isabella's party", "who is writing a research paper"."""
-    first = teller.split()[0]
-    text = re.sub(r"^(?:I'm well, thanks! )?(?:By the way, |Oh, and )?(?:[A-Z]\w+, )?", "", line)
-    text = re.sub(r"\bI(?:'m| am)\b", f"{first} is", text)
-    text = re.sub(r"\bI\s+([a-z]+)\b", lambda m: f"{first} {verb_after_name(m[1])}", text)
-    text = re.sub(r"\bI'(ve|ll|d)\b", lambda m: f"{first} {_CONTRACTED[m[1]]}", text)
-    text = re.sub(r"\b[Mm]y\b", f"{first}'s", text)
-    text = re.sub(r"\b(?:me|myself)\b", first, text)
-    text = re.sub(rf"^{first} (?:knows|thinks|believes|heard)(?: that)? ", "", text)
-    text = _mid_sentence(first_person(text, name))
-    about_itself = re.match(rf"{first} (?=[a-z])", text)
-    return f"who {text[about_itself.end() :]}" if about_itself else f"who told me that {text}"
-
-
-_CONTRACTED = {"ve": "has", "ll": "will", "d": "would"}
-
-
-def _as_fact(memory: str, name: str) -> str:
-    """A memory as a first-person sentence; a conversation as having talked, and what the
-    other said as reported speech, never quoted."""
-    talk = re.match(r"(.+?) had a conversation\b", memory)
-    if talk:
-        others = [p for p in re.split(r",\s*|\s+and\s+", talk[1]) if p and p != name]
-        if name not in talk[1] or not others:
-            return ""  # someone else's talk, told second hand
-        fact = f"I talked with {' and '.join(others)}"
-        quoted = r'(?:^|[.;] )([A-Z][\w\'-]*(?: [A-Z][\w\'-]*)*) said: "(.*?)"(?=;|$)'
-        for teller, line in re.findall(quoted, memory):
-            if teller != name and len(line) > 10:
-                return f"{fact}, {_reported(line, teller, name).rstrip('.!')}"
-        return fact
-    if " said: " in memory:
-        return ""  # a quoted line (an interview turn): not an answer in its own words
-    return first_person(memory, name)
-
-
-_DO_YOU_KNOW = re.compile(r"^\s*Do you know (.+?)\?\s*$", re.IGNORECASE)
-_DID_YOU_HEAR = re.compile(r"^\s*Did you hear that (.+?)\?\s*$", re.IGNORECASE)
-
-
-def interview_answer(inputs: Inputs) -> str:
-    """An answer in the first person from the two most relevant memories retrieved; to
-    "Do you know <name>?" a yes when one of them names the person, else a no; to "Did you
-    hear that <fact>?" a yes when one of them states the fact by its key words, else a no."""
-    name = str(inputs["agent_name"])
-    memories = [re.sub(r"^\d+\.\s*", "", m).strip() for m in lines_of(inputs["memories"])]
-    question = str(inputs.get("question", ""))
-    heard = _DID_YOU_HEAR.match(question)
-    if heard:
-        key = key_words(heard.group(1))
-        stating = [m for m in memories if states(m, key)]
-        if not stating:
-            return "No, I haven't heard that."
-        fact = _as_fact(stating[0], name) or first_person(stating[0], name)
-        return f"Yes, I heard that. {fact[0].upper()}{fact[1:].rstrip('.')}."
-    asked = _DO_YOU_KNOW.match(question)
-    if asked:
-        person = asked.group(1)
-        if not any(person in memory for memory in memories):
-            return f"No, I don't think I know {person}."
-        memories = [m for m in memories if person in m]
-    facts: list[str] = []
-    for memory in memories:
-        fact = _as_fact(memory, name)
-        if len(fact) > 10 and fact not in facts:
-            facts.append(fact)
-        if len(facts) == 2:
-            break
-    if asked and facts:
-        return "Yes. " + " ".join(f"{fact[0].upper()}{fact[1:]}." for fact in facts)
-    if asked:
-        return f"Yes, I know {asked.group(1)}."
-    if not facts:
-        return "I'm not sure; I don't remember anything about that."
-    return " ".join(f"{fact[0].upper()}{fact[1:]}." for fact in facts)
+# --- summaries -----------------------------------------------------------------------------
 
 
 def conversation_summary(inputs: Inputs) -> str:

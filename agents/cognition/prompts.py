@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from llm.tasks import Inputs, PromptTask, task_register
 
-from . import offline, offline_actions, offline_news, offline_talk
+from . import offline, offline_actions, offline_interview, offline_news, offline_talk
 
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
 _DATE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
@@ -355,7 +355,7 @@ INTERVIEW = task_register(
         template="interview.txt",
         output=InterviewAnswer,
         offline=lambda i, r: InterviewAnswer(
-            answer=offline.clip(offline_talk.interview_answer(i), ANSWER_MAX)
+            answer=offline.clip(offline_interview.interview_answer(i), ANSWER_MAX)
         ),
         description="an answer to a user's interview question, in character",
     )

@@ -3,17 +3,16 @@ offline policies.
 
 The offline policies are rule-based stand-ins, not a model. Questions ask about the
 people (capitalised names other than the agent's own) and subjects (content words) that
-recur in the most statements. Insights generalise over the retrieved statements: each
-takes a recurring term (the question's own first), names the term it most often comes
-with, and cites every statement (up to five) that mentions it. The importance of an
-insight is the `importance` task's offline rating of its text.
+recur in the most statements. Insights are what a person would state from the retrieved
+statements about the people the recurring terms are about (`offline_insights`), each
+citing the statements it rests on. The importance of an insight is the `importance`
+task's offline rating of its text.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,6 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from llm.importance import importance_offline
 from llm.tasks import Inputs, PromptTask, task_register
+
+from .offline_insights import facts_of, insights_about, subject_of
 
 QUESTIONS_PER_REFLECTION = 3
 INSIGHTS_PER_QUESTION = 5
@@ -215,77 +216,38 @@ def questions_offline(inputs: Inputs, rng: random.Random) -> Questions:
     return Questions(questions=questions)
 
 
-_PERSON_WITH = (
-    "{agent} often comes across {term} in connection with {other}",
-    "{agent} tends to see {term} around {other}",
-)
-_PERSON_ALONE = (
-    "{term} is a regular presence in {agent}'s life",
-    "{agent} keeps running into {term}",
-)
-_SUBJECT_WITH = (
-    "{agent} associates {term} with {other}",
-    "For {agent}, {term} and {other} often go together",
-)
-_SUBJECT_ALONE = (
-    "{term} is a recurring part of {agent}'s days",
-    "{agent} keeps coming back to {term}",
-)
-
-
-def _companion(term: Term, terms: Sequence[Term], lines: dict[int, str], agent: str) -> str:
-    """The term that shares the most statements with `term`."""
-    counts: Counter[str] = Counter()
-    for number in term.statements:
-        for other in _terms_of(lines[number], agent):
-            if other != term.text:
-                counts[other] += 1
-    order = {t.text: i for i, t in enumerate(terms)}
-    best = sorted(counts, key=lambda t: (-counts[t], order.get(t, len(order))))
-    return best[0] if best else ""
-
-
 def insights_offline(inputs: Inputs, rng: random.Random) -> Insights:
-    """Up to five generalisations over the statements, each citing the ones it rests on."""
+    """Up to five insights over the statements, each citing the ones it rests on: about
+    the people the recurring terms name or are about (the question's own first), then the
+    agent itself (`offline_insights`)."""
     agent = str(inputs["agent_name"])
     question = str(inputs["question"]).lower()
     lines = statement_lines(inputs["statements"])
-    by_number = dict(lines)
     terms = recurring_terms(lines, agent)
-    # The question's own subject first, then what recurs most.
-    terms.sort(key=lambda t: t.text.lower() not in question)
-    known = {text.lower() for text in by_number.values()}
-    pairs: set[frozenset[str]] = set()
-    insights: list[Insight] = []
+    terms.sort(key=lambda t: t.text.lower() not in question)  # stable
+    facts = facts_of(lines, agent)
+    subjects: list[str] = []
     for term in terms:
-        if len(insights) == INSIGHTS_PER_QUESTION:
-            break
-        other = _companion(term, terms, by_number, agent)
-        if frozenset((term.text, other)) in pairs:
-            continue  # "A with B" said already as "B with A"
-        pairs.add(frozenset((term.text, other)))
-        if term.person:
-            templates = list(_PERSON_WITH if other else _PERSON_ALONE)
-        else:
-            templates = list(_SUBJECT_WITH if other else _SUBJECT_ALONE)
-        rng.shuffle(templates)
-        # A generalisation the statements already hold is not a new insight.
-        fresh = [
-            text[0].upper() + text[1:]
-            for text in (t.format(agent=agent, term=term.text, other=other) for t in templates)
-            if text.lower() not in known
-        ]
-        if not fresh:
-            continue
-        text = fresh[0]
-        importance = importance_offline({"memory": text}, rng).importance
-        insights.append(
-            Insight(
-                insight=text,
-                because=list(term.statements[:CITATIONS_PER_INSIGHT]),
-                importance=importance,
+        subject = term.text if term.person else subject_of(term.text, facts)
+        if subject and subject not in subjects:
+            subjects.append(subject)
+    subjects += [] if agent in subjects else [agent]
+    # A statement the memories already hold is not a new insight.
+    known = {text.lower().rstrip(".") for _, text in lines}
+    insights: list[Insight] = []
+    for subject in subjects:
+        for text, because in insights_about(subject, lines, facts, agent):
+            text = text[0].upper() + text[1:].rstrip(".")
+            if len(insights) == INSIGHTS_PER_QUESTION or text.lower() in known:
+                continue
+            known.add(text.lower())
+            insights.append(
+                Insight(
+                    insight=text[:500],
+                    because=because[:CITATIONS_PER_INSIGHT],
+                    importance=importance_offline({"memory": text}, rng).importance,
+                )
             )
-        )
     if not insights:
         recent = [number for number, _ in lines][-CITATIONS_PER_INSIGHT:]
         insights.append(

@@ -7,6 +7,7 @@ appended) rather than left to chance encounters; everything after runs the engin
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -14,13 +15,15 @@ from django.contrib.auth.models import User
 
 from agents import engine
 from agents.cognition.conversation import converse
+from agents.cognition.key_words import key_words
 from agents.cognition.mind import Mind
 from agents.cognition.recall import remember
 from agents.controls import agent_whisper
 from agents.controls.common import context_now
 from agents.models import Commitment, PlanItem, PlanLevel
 from agents.services import simulation_create_from_base
-from memories.models import Memory, MemoryKind
+from evaluations.emergence import WORD_STATISTICS
+from memories.models import Evidence, Memory, MemoryKind
 from memories.services import memories_embed
 from world.eventlog import events_append
 from world.models import Agent, Simulation
@@ -28,6 +31,7 @@ from world.models import Agent, Simulation
 N3 = "base_the_ville_isabella_maria_klaus"
 ISABELLA, MARIA, KLAUS = "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"
 PARTY_FACTS = ("party", "Hobbs Cafe", "February 14", "5pm")
+_NAME = re.compile(r"[A-Z][a-z]+ [A-Z][a-z]+")
 
 
 def _new(user: User, start: datetime, **config: object) -> Simulation:
@@ -215,3 +219,41 @@ def test_no_observation_retrieval_retrieves_no_observation(user: User, ablated: 
     mind = Mind(context, context.agents[KLAUS])
     found = retrieve(mind, mind.agent, "Is the stove in the cafe kitchen on fire?", k=3)
     assert (seen in found) != ablated, found
+
+
+# --- what the residents say is plain sentences, not word statistics ------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reflections_memos_and_news_on_a_short_run_are_sentences_not_word_statistics(
+    user: User,
+) -> None:
+    """Made-up news travels Maria -> Klaus -> Isabella, then the residents reflect often:
+    no reflection, memo or line of news reads "X associates A with B" or "A and B (often)
+    go together", and each reflection restates what the statements it cites say (it
+    shares a name or three key words with them)."""
+    simulation = _new(user, datetime(2023, 2, 13, 9, 0, tzinfo=UTC), reflection_threshold=5)
+    maria = Agent.objects.get(simulation=simulation, name=MARIA)
+    party = "Tobias Wren is throwing a harvest party at the Copper Lantern on March 3 at 7pm"
+    agent_whisper(simulation=simulation, agent=maria, statement=party)
+    engine.simulation_run_inline(simulation=simulation, steps=1)
+    _talk(simulation, MARIA, KLAUS)
+    _talk(simulation, KLAUS, ISABELLA)
+    engine.simulation_run_inline(simulation=simulation, steps=45)
+    memories = list(Memory.objects.filter(simulation=simulation))
+    reflections = [m for m in memories if m.kind == MemoryKind.REFLECTION]
+    assert len(reflections) >= 6, len(reflections)
+    assert not all("quiet stretch" in m.description for m in reflections)
+    heard = [m for m in memories if m.kind == MemoryKind.THOUGHT and m.source.get("from")]
+    assert len(heard) >= 2, "the news was not passed on"
+    shaped = [m.description for m in memories if WORD_STATISTICS.search(m.description)]
+    assert shaped == []
+    for reflection in reflections:
+        cited = " ".join(
+            e.memory.description for e in Evidence.objects.filter(reflection=reflection)
+        )
+        if "quiet stretch" in reflection.description:
+            continue  # with nothing to say, it says so
+        names = set(_NAME.findall(reflection.description)) & set(_NAME.findall(cited))
+        shared = key_words(reflection.description) & key_words(cited)
+        assert names or len(shared) >= 3, (reflection.description, cited)

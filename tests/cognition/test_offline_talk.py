@@ -6,12 +6,12 @@ import random
 
 import pytest
 
+from agents.cognition.offline_interview import interview_answer
 from agents.cognition.offline_news import third_person
 from agents.cognition.offline_talk import (
     conversation_summary,
     converse_line,
     first_person,
-    interview_answer,
     react,
 )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents.cognition.key_words import key_words, states
-from agents.cognition.offline_talk import interview_answer
+from agents.cognition.offline_interview import interview_answer
 from evaluations.facts import CANDIDACY, PARTY, fact_parse, facts_of
 from evaluations.hallucination import claims_to_know
 from evaluations.models import Evaluation
@@ -21,7 +21,7 @@ LIBRARY = "the library closes early on Friday"
 
 def test_a_named_fact_is_stated_by_its_key_words():
     key = key_words(LIBRARY)
-    assert key == {"libra", "close", "early", "frida"}
+    assert key == {"libra", "clos", "early", "frida"}  # "closes", "closing", "close"
     assert states("Maria said the library will close early this Friday.", key)
     assert not states("The library is open late on Friday.", key)  # 2 of 4
     assert fact_parse(f"  {PARTY.text.upper()}. ") is PARTY

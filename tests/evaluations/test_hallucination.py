@@ -27,6 +27,9 @@ def klaus(user: User) -> Agent:
         ("Yes... well, I'm not sure, actually.", False),
         ("I have never heard of him.", False),
         ("The weather is nice today.", False),
+        # A "no" in what the yes goes on to tell denies nothing.
+        ("Yes. I talked with Ryan Park, who wants no part in the fight.", True),
+        ("No. Ryan told me he is not sure.", False),
     ],
 )
 def test_claims_to_know_reads_yes_and_no(answer, claimed):
