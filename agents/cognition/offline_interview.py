@@ -44,7 +44,7 @@ _OPENER = re.compile(r"^(?:I'm well, thanks! )?(?:By the way, |Oh, and )?(?:[A-Z
 
 def _reported(line: str, teller: str, name: str) -> str:
     """A line someone said to `name` as `name` tells it, after the teller's name: "who told
-    me that I am invited to Isabella's party", "who is writing a research paper"."""
+    me that I am invited to her garden supper", "who is writing a research paper"."""
     first = teller.split()[0]
     text = _OPENER.sub("", line)
     text = re.sub(r"\bI(?:'m| am)\b", f"{first} is", text)
