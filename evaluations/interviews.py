@@ -47,6 +47,7 @@ def _ask(
         },
         simulation=simulation,
         agent=agent,
+        shared=False,  # each condition's answer, and each ranking, is a draw of its own
     ).answer
     return Answer(answer, [m.number for m in memories])
 

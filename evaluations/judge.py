@@ -134,5 +134,6 @@ def judge_rank(
         },
         simulation=simulation,
         agent=agent,
+        shared=False,  # each condition's answer, and each ranking, is a draw of its own
     ).ranking
     return [labelled[label] for label in ranking]

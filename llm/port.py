@@ -145,6 +145,7 @@ def llm_run(
     inputs: Inputs,
     simulation: Simulation | None = None,
     agent: Agent | None = None,
+    shared: bool = True,
 ) -> OutputT: ...
 
 
@@ -155,6 +156,7 @@ def llm_run(
     inputs: Inputs,
     simulation: Simulation | None = None,
     agent: Agent | None = None,
+    shared: bool = True,
 ) -> BaseModel: ...
 
 
@@ -164,12 +166,16 @@ def llm_run(
     inputs: Inputs,
     simulation: Simulation | None = None,
     agent: Agent | None = None,
+    shared: bool = True,
 ) -> BaseModel:
     """Run a prompt task and return its validated output; every call is a ledger row.
 
-    `simulation` defaults to the agent's. Raises TaskInputError (nothing is counted),
-    ModelCallInTransaction, BudgetExhausted (the simulation is now `budget_exhausted`),
-    or a ModelCallFailed subclass once retries and re-asks are spent.
+    `simulation` defaults to the agent's. An identical call answered or in flight is
+    taken (llm/answers.py) unless `shared` is False: a draw of its own, as an
+    evaluation's answers under each condition are (its judge compares them). Raises
+    TaskInputError (nothing is counted), ModelCallInTransaction, BudgetExhausted (the
+    simulation is now `budget_exhausted`), or a ModelCallFailed subclass once retries and
+    re-asks are spent.
     """
     prompt_task = task_get(task) if isinstance(task, str) else task
     backend = backend_get()
@@ -180,7 +186,7 @@ def llm_run(
         if simulation is not None and agent.simulation_id != simulation.pk:
             raise ValueError(f"agent {agent.name} is not in simulation {simulation.pk}")
         simulation = simulation or agent.simulation
-    output = _call(prompt_task, inputs, fitted, backend, simulation, agent)
+    output = _call(prompt_task, inputs, fitted, backend, simulation, agent, shared=shared)
     assert output is not None
     return output
 
@@ -217,6 +223,7 @@ def _call(
     simulation: Simulation | None,
     agent: Agent | None,
     ahead: bool = False,
+    shared: bool = True,
 ) -> BaseModel | None:
     """Admit, ask the backend, complete the ledger row: one call of `llm_run`; or take the
     answer of the same call answered or in flight (llm/answers.py). A call sent `ahead`
@@ -233,7 +240,7 @@ def _call(
         priority=_priority.get(),
     )
     key = ""
-    if simulation is not None:
+    if simulation is not None and shared:
         key = call_key(
             agent=agent,
             task=prompt_task.name,
@@ -263,11 +270,11 @@ def _call(
         if ahead:
             return None  # asked already, or being asked: nothing to send
         assert simulation is not None
-        if (shared := answer_await(simulation_id=simulation.pk, key=key)) is not None:
-            model_call_take(call_id=shared.call_id, step=step, decider=decider)
-            if shared.fallback:
-                fallbacks_record([{"task": prompt_task.name, "call": shared.call_id}])
-            return prompt_task.output.model_validate(shared.output)
+        if (taken := answer_await(simulation_id=simulation.pk, key=key)) is not None:
+            model_call_take(call_id=taken.call_id, step=step, decider=decider)
+            if taken.fallback:
+                fallbacks_record([{"task": prompt_task.name, "call": taken.call_id}])
+            return prompt_task.output.model_validate(taken.output)
         # The identical call failed or its process died: this one asks.
     started = time.monotonic()
     with answer_making(key):
