@@ -12,11 +12,10 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from agents.models import Conversation, ObjectState, PlanItem
+from agents.selectors import PlanNode, conversation_list, plan_items_current, plan_tree
 from world.admin import ModelAdmin
 from world.models import Agent
-
-from .models import Conversation, ObjectState, PlanItem
-from .selectors import PlanNode, conversation_list, plan_items_current, plan_tree
 
 _M = TypeVar("_M", bound=Model)
 

@@ -11,7 +11,5 @@ class AgentsConfig(AppConfig):
         from agents.projections import PROJECTIONS
         from world.eventlog import projection_register
 
-        from . import tasks  # noqa: F401  the Celery tasks of the tick
-
         for projection in PROJECTIONS:
             projection_register(projection)

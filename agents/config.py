@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .cognition import cognition_names
+from agents.cognition import cognition_names
 
 Ablation = Literal["no_reflection", "no_planning", "no_observation_retrieval"]
 MAX_WEIGHT = 1000.0

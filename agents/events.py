@@ -21,10 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from memories.events import MEMORY_CREATED, MEMORY_RATED
-from world.eventlog import EventDraft
-
-from .payloads import (
+from agents.payloads import (
     ActingPayload,
     ArrivedPayload,
     ChatCooldownPayload,
@@ -46,6 +43,8 @@ from .payloads import (
     SummarizedPayload,
     WhisperedPayload,
 )
+from memories.events import MEMORY_CREATED, MEMORY_RATED
+from world.eventlog import EventDraft
 
 AGENT_CREATED = "agent.created"
 AGENT_MOVED = "agent.moved"

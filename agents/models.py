@@ -35,7 +35,7 @@ class Decision(models.Model):
 
 class StagedCommit(models.Model):
     """One group's commit of one step under the engine that runs residents ahead
-    (agents.engine.ahead): applied to the projections already, held here until every
+    (runtime.engine.ahead): applied to the projections already, held here until every
     resident has committed the step, then appended to the log in the barrier's order.
 
     `events` are the drafts with their place in that order (`key`: [section, agent])."""

@@ -8,9 +8,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 
+from agents.models import Conversation, PlanItem
 from world.models import Agent, Simulation
-
-from .models import Conversation, PlanItem
 
 
 @dataclass

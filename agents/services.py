@@ -8,6 +8,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from agents.bases import base_load
+from agents.config import config_normalise
 from agents.events import agent_created
 from llm.importance import importance_rate
 from llm.services import model_quota_check
@@ -18,9 +20,6 @@ from world.eventlog import events_append, simulation_fork
 from world.events import simulation_created
 from world.models import Simulation
 from world.towns import town_get_or_import
-
-from .bases import base_load
-from .config import config_normalise
 
 
 def simulation_create_from_base(

@@ -7,8 +7,8 @@ from typing import Any
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from agents.controls import NAME_PATTERN
 from agents.models import Interview, ObjectState
+from runtime.controls import NAME_PATTERN
 from world.models import Agent, Simulation
 from world.selectors import address_at, town_cached
 

@@ -12,8 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.controls import agent_go, agent_say, agent_take_control, object_state_set
 from agents.models import Conversation, ObjectState
+from runtime.controls import agent_go, agent_say, agent_take_control, object_state_set
 
 from .cognition_serializers import ConversationDetailSerializer
 from .control_serializers import (

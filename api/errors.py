@@ -25,11 +25,11 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from agents.bases import UnknownBase
 from agents.config import ConfigInvalid
-from agents.controls import ControlConflict, ControlRefused
-from agents.engine import RunConflict, RunRefused
 from llm.errors import BudgetExhausted, ModelCallFailed, ModelOutputInvalid, QuotaExceeded
 from memories.embeddings import EmbeddingError
 from memories.selectors import RetrievalConfigError
+from runtime.controls import ControlConflict, ControlRefused
+from runtime.engine import RunConflict, RunRefused
 from world.clock import SimTimeOutOfReach
 from world.paths import NotWalkable, UnknownAddress, Unreachable
 

@@ -12,9 +12,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.controls import agent_interview, agent_whisper, whisper_memory
 from agents.models import Interview
 from memories.selectors import memories_by_id
+from runtime.controls import agent_interview, agent_whisper, whisper_memory
 
 from .control_serializers import (
     InterviewRequestSerializer,

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from agents.replay import MAX_REPLAY_STEPS, Replay
+from runtime.replay import MAX_REPLAY_STEPS, Replay
 from world.townmap import TownMap
 
 _TILE = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.replay import ReplayRangeInvalid, simulation_replay
+from runtime.replay import ReplayRangeInvalid, simulation_replay
 from world.models import Town
 from world.townmap import town_map
 

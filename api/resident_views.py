@@ -10,7 +10,7 @@ from rest_framework import mixins, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agents.controls import Identity, newcomer_create
+from runtime.controls import Identity, newcomer_create
 from world.models import Agent, Town
 from world.selectors import address_at
 

@@ -13,14 +13,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 
-from agents.engine import (
+from agents.services import simulation_create_from_base, simulation_fork_checked
+from runtime.engine import (
     TickDeferred,
     simulation_pause,
     simulation_progress,
     simulation_resume,
     simulation_run,
 )
-from agents.services import simulation_create_from_base, simulation_fork_checked
 from world.models import Agent, Event, Simulation
 from world.selectors import event_list
 

@@ -13,7 +13,7 @@ someone waited on (priority 0), grouped by decision (the ledger's `step` and `de
   talked): no engine that writes the barrier's log can wait less, even one that knew
   the future of every step but its contents.
 - `rule_bound`: the scheduling rule of the engine that runs residents ahead
-  (agents/engine/schedule.py) played out on the log, each group's step taking its
+  (runtime/engine/ahead/schedule.py) played out on the log, each group's step taking its
   longest decision: what that rule allows, the engine costing nothing.
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.engine.schedule import Reach, Resident, groups_ready
+from runtime.engine.ahead.schedule import Reach, Resident, groups_ready
 from world.models import Town
 from world.selectors import arena_addresses
 

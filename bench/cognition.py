@@ -26,14 +26,14 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models import Count, Max, Sum
 
-from agents.engine import simulation_run, simulation_run_inline
 from agents.services import simulation_create_from_base
-from agents.workerproc import private_worker
 from bench.bounds import chain_bound, decision_chains
 from bench.machine import stamp
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from memories.models import Memory, MemoryKind
+from runtime.engine import simulation_run, simulation_run_inline
+from runtime.workerproc import private_worker
 from world.models import Simulation, SimulationStatus
 
 N25 = "base_the_ville_n25"

@@ -15,7 +15,7 @@ Model calls and tokens per agent per sim hour, by task (the offline backend coun
 prompts the openai backend would send), against the targets.
 
 The numbers are the offline backend's: rules that pass the most important thing one
-knows on and go when invited (agents/cognition/offline_news.py), so they show that the
+knows on and go when invited (agents/offline/news.py), so they show that the
 mechanics (memos, sources, commitments, plans, walking there) work, not what a language
 model would do with them.
 """

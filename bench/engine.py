@@ -16,12 +16,12 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from agents.engine import simulation_run, simulation_run_inline
 from agents.events import AGENT_CREATED
 from agents.projections.residents import IDENTITY_FIELDS
 from agents.services import simulation_create_from_base
-from agents.workerproc import WorkerProcess, private_worker
 from bench.machine import stamp
+from runtime.engine import simulation_run, simulation_run_inline
+from runtime.workerproc import WorkerProcess, private_worker
 from world.eventlog import EventDraft, events_append
 from world.models import Simulation, SimulationStatus
 

@@ -36,8 +36,6 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from agents.engine import simulation_run_inline
-from agents.engine.schedule import reach_of
 from agents.events import (
     AGENT_ACTING,
     AGENT_CREATED,
@@ -60,6 +58,8 @@ from llm.ahead import ahead_settle
 from llm.models import ModelCall
 from llm.policy_server import Latency, client_settings
 from llm.selectors import model_calls_ahead
+from runtime.engine import simulation_run_inline
+from runtime.engine.ahead.schedule import reach_of
 from world.models import Event, Simulation
 
 N25 = "base_the_ville_n25"

@@ -36,7 +36,6 @@ from django.db import connection
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from agents.engine import simulation_run_inline
 from agents.reflection.selectors import reflection_stats
 from agents.services import simulation_create_from_base
 from api import memory_views
@@ -45,6 +44,7 @@ from bench.machine import stamp
 from memories.models import Memory, MemoryKind
 from memories.selectors import memory_evidence_tree
 from memories.services import MemoryDraft, memories_create
+from runtime.engine import simulation_run_inline
 from world.models import Simulation
 
 DATABASE = "smallville_bench_reflection"

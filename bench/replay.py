@@ -21,10 +21,10 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 
-from agents.engine import simulation_run_inline
-from agents.replay import MAX_REPLAY_STEPS
 from bench.engine import simulation_of
 from bench.machine import stamp
+from runtime.engine import simulation_run_inline
+from runtime.replay import MAX_REPLAY_STEPS
 from world.models import Event, Simulation
 
 DAY = 8640

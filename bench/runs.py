@@ -17,10 +17,10 @@ from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from agents.engine import simulation_pause, simulation_run
-from agents.engine.run import RunConflict
-from agents.leases import leases_alive, simulation_lease
-from agents.workerproc import private_worker
+from runtime.engine import simulation_pause, simulation_run
+from runtime.engine.run import RunConflict
+from runtime.leases import leases_alive, simulation_lease
+from runtime.workerproc import private_worker
 from world.models import Event, Simulation, SimulationStatus
 
 BENCH_USER = "bench"

@@ -4,7 +4,7 @@ party, Sam's candidacy) or any clause a user names ("the library closes early on
 Each fact has a question ("Did you hear that <fact>?"), the resident it starts from when
 that is known, and a rule for whether one sentence of a memory states it: the paper's two
 keep the emergence measures' rules (`about_party`, `about_candidacy`); a named fact is
-stated by its key words (`agents.cognition.key_words`).
+stated by its key words (`agents.offline.key_words`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from agents.cognition.key_words import key_words, states
+from agents.offline.key_words import key_words, states
 
 from .emergence import CANDIDATE, PARTY_HOST, about_candidacy, about_party
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agents.cognition.prompts import INTERVIEW
-from agents.controls.voice import INTERVIEW_MEMORIES
 from llm.inputs import agent_identity
 from llm.port import llm_run
 from memories.models import Memory
+from runtime.controls.voice import INTERVIEW_MEMORIES
 from world.models import Agent, Simulation
 
 from .conditions import Condition, condition_memories

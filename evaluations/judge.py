@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.cognition.key_words import COMMON_WORDS
+from agents.offline.key_words import COMMON_WORDS
 from llm.inputs import agent_identity
 from llm.port import llm_run
 from llm.tasks import Inputs, PromptTask, task_register

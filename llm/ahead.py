@@ -18,12 +18,12 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, wait
 from typing import Any
 
 from django.conf import settings
-from django.db import connections
 
+from smallville_project.pools import in_own_connection, pool
 from world.models import Agent, Simulation
 
 from .backends import backend_is_remote
@@ -33,7 +33,6 @@ _KEPT = 16_384  # calls this process remembers sending, so it sends each once
 _Key = tuple[int, int, str, str]
 _sent: OrderedDict[_Key, Future[None]] = OrderedDict()
 _lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
 
 
 def _key(task: PromptTask[Any], inputs: Inputs, simulation: Simulation, agent: Agent) -> _Key:
@@ -51,29 +50,19 @@ def ahead_send(
     process sent the same already or the backend is offline; True when it is sent now.
     (Sent by another process, or asked meanwhile, the call finds its ledger row and does
     nothing.)"""
-    global _pool
     if not backend_is_remote():
         return False
     key = _key(task, inputs, simulation, agent)
     with _lock:
         if key in _sent:
             return False
-        if _pool is None:
-            # As many as the engine keeps in flight, or the model server's slots.
-            slots = int(settings.SMALLVILLE_LLM_CONCURRENCY or 0)
-            workers = slots or max(8, int(settings.SMALLVILLE_CALLS_IN_FLIGHT))
-            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ahead-call")
-        _sent[key] = _pool.submit(_in_background, call)
+        # As many as the engine keeps in flight, or the model server's slots.
+        slots = int(settings.SMALLVILLE_LLM_CONCURRENCY or 0)
+        workers = slots or max(8, int(settings.SMALLVILLE_CALLS_IN_FLIGHT))
+        _sent[key] = pool("ahead-call", workers).submit(in_own_connection, call)
         while len(_sent) > _KEPT:
             _sent.popitem(last=False)
     return True
-
-
-def _in_background(call: Callable[[], None]) -> None:
-    try:
-        call()
-    finally:
-        connections.close_all()  # this thread's own connections
 
 
 def ahead_settle(timeout: float | None = None) -> None:

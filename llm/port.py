@@ -25,7 +25,7 @@ that crosses it completes, so a simulation can end at most one call's tokens ove
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import IntEnum
@@ -46,6 +46,7 @@ from .backends import (
     BackendResult,
     ModelRequest,
     backend_get,
+    backend_is_remote,
     message_list,
 )
 from .context import Fitted
@@ -192,12 +193,25 @@ def llm_run(
 
 
 def llm_send_ahead(
-    *, task: PromptTask[Any] | str, inputs: Inputs, simulation: Simulation, agent: Agent
+    *,
+    task: PromptTask[Any] | str,
+    inputs: Inputs | Callable[[], Inputs | None],
+    simulation: Simulation,
+    agent: Agent,
 ) -> bool:
     """Make now, in the background, a call a later step of `agent` will make with these
     inputs (llm/ahead.py); its `llm_run`, in whichever process, takes the answer from the
-    ledger (llm/answers.py). Nothing when the backend is offline or the call is sent
-    already; True when it was sent."""
+    ledger (llm/answers.py). Cognition says which calls may go ahead; the port decides
+    whether they do: nothing when the backend answers in process (offline, nothing to
+    wait for) or the call is sent already. `inputs` may be a function, called only when
+    the call would go (None: it does not). True when it was sent."""
+    if not backend_is_remote():
+        return False
+    if callable(inputs):
+        foreseen = inputs()
+        if foreseen is None:
+            return False
+        inputs = foreseen
     prompt_task = task_get(task) if isinstance(task, str) else task
     backend = backend_get()
     fitted = backend.fit(prompt_task, inputs)  # a bad input fails here, in the caller

@@ -21,7 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
@@ -35,6 +35,7 @@ from django.db import connections
 
 from llm.services import model_call_admit, model_call_complete
 from llm.tokens import count_tokens
+from smallville_project.pools import pool
 from world.leases import process_holder
 from world.models import Simulation
 
@@ -287,7 +288,6 @@ def _vectors(
 # the engine computes one batch at a time), those the database's cache does not hold
 # already. Only the process memo is written there, never the database, so nothing
 # depends on the step's transaction.
-_ahead_pool: ThreadPoolExecutor | None = None
 _ahead: dict[Future[Any], frozenset[str]] = {}  # each batch, with its texts
 _ahead_lock = threading.Lock()
 
@@ -296,14 +296,11 @@ def passages_embed_ahead(texts: Sequence[str]) -> None:
     """Start computing these passages' vectors now (an in-process embedder only: a billed
     one's requests belong in a simulation's ledger), so the `embed_passages` of the step
     that stores them finds them computed. The vectors are the same either way."""
-    global _ahead_pool
     embedder = embedder_get()
     if embedder.billed or not texts:
         return
     with _ahead_lock:
-        if _ahead_pool is None:
-            _ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-ahead")
-        future = _ahead_pool.submit(_uncached_vectors, embedder, list(texts))
+        future = pool("embed-ahead", 1).submit(_uncached_vectors, embedder, list(texts))
         _ahead[future] = frozenset(texts)
     future.add_done_callback(_ahead_done)
 

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "agents",
     "llm",
     "agents.reflection",
+    "runtime",
     "evaluations",
     "api",
     "web",
@@ -267,8 +268,8 @@ SMALLVILLE_WATCHDOG_SECONDS = float(os.environ.get("SMALLVILLE_WATCHDOG_SECONDS"
 CELERY_DB_REUSE_MAX = int(os.environ.get("SMALLVILLE_DB_REUSE_MAX", "10000"))
 # Agents per agent-step task: a tick of 500 agents is 20 tasks, not 500.
 SMALLVILLE_SHARD_SIZE = int(os.environ.get("SMALLVILLE_SHARD_SIZE", "25"))
-# Who carries the tick's units of work (agents.dispatch): Celery by default.
-SMALLVILLE_BROKER = os.environ.get("SMALLVILLE_BROKER", "agents.tasks.CeleryBroker")
+# Who carries the tick's units of work (runtime.dispatch): Celery by default.
+SMALLVILLE_BROKER = os.environ.get("SMALLVILLE_BROKER", "runtime.tasks.CeleryBroker")
 # Agents of a shard decided at once when a model server answers (their calls overlap).
 SMALLVILLE_AGENT_THREADS = int(os.environ.get("SMALLVILLE_AGENT_THREADS", "25"))
 # The tick engine (docs/architecture.md): "barrier" decides every resident at step t and

@@ -11,7 +11,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from agents.dispatch import Work
+from runtime.dispatch import Work
 from tests.llm.fake_openai import FakeOpenAI
 from world.models import Town
 from world.towns import town_get_or_import
@@ -113,8 +113,8 @@ def breakers_closed() -> Iterator[None]:
 @pytest.fixture
 def sent_work() -> Iterator[list[Work]]:
     """What the engine and reflection hand on, recorded in order instead of sent (this
-    thread only): the broker replaced through `agents.dispatch.broker_used`."""
-    from agents.dispatch import RecordingBroker, broker_used
+    thread only): the broker replaced through `runtime.dispatch.broker_used`."""
+    from runtime.dispatch import RecordingBroker, broker_used
 
     with broker_used(RecordingBroker()) as recorder:
         assert isinstance(recorder, RecordingBroker)

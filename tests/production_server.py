@@ -19,7 +19,7 @@ from typing import Any
 
 from django.db import connection
 
-from agents.workerproc import ROOT
+from runtime.workerproc import ROOT
 from tests.chaos.processes import free_port
 
 COMMAND = [sys.executable, "-m", "gunicorn", "-c", "python:smallville_project.gunicorn_conf"]

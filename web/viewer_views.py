@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from agents.replay import MAX_REPLAY_STEPS
+from runtime.replay import MAX_REPLAY_STEPS
 from world.models import Simulation
 from world.selectors import simulation_get
 

@@ -159,7 +159,7 @@ def events_project(
     appended later with `projected=False`); the returned events have no seq yet.
 
     For events that commute with every event between them and the log's end (the engine
-    that runs residents ahead, agents.engine.ahead, stages only those): a rebuild from
+    that runs residents ahead, runtime.engine.ahead.run, stages only those): a rebuild from
     the log then gives the same projections. Projections kept `in_log_order` are left to
     `events_append`."""
     sim_time, now = simulation.sim_time_at(step), timezone.now()

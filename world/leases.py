@@ -6,7 +6,7 @@ can tell a slow holder (its lease is live) from a dead one (it lapsed). One thre
 process renews every lease the process holds; holding a lease costs one cache write. A
 cache that cannot be reached never fails the work: a lease it cannot record is only a
 later resend, which finds the work done. The leases of named units of work are
-agents/leases.py's; the process lease (`process_holder`) marks the calls a process has in
+runtime/leases.py's; the process lease (`process_holder`) marks the calls a process has in
 flight in the ledger (llm/answers.py).
 """
 

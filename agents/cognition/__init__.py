@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -23,9 +23,50 @@ from world.models import Agent, Simulation, Town
 from world.selectors import arena_addresses
 
 if TYPE_CHECKING:
+    from agents.models import Commitment
     from memories.selectors import Unrated
 
-    from ..models import Commitment
+
+class StepReads(Protocol):
+    """What cognition reads of the committed state besides the residents' rows, once for
+    all residents of a context. The runtime chooses how: `ReadPerStep` reads the
+    database; an engine may answer from what it keeps between steps."""
+
+    def object_setters(self, context: StepContext) -> dict[str, tuple[str, str]]: ...
+
+    def commitments_ahead(self, context: StepContext) -> dict[int, list[Commitment]]: ...
+
+    def cited(self, context: StepContext) -> dict[int, set[int]]: ...
+
+    def unrated(self, context: StepContext) -> dict[int, list[Unrated]]: ...
+
+
+class ReadPerStep:
+    """Each read made from the database when a context first asks for it."""
+
+    def object_setters(self, context: StepContext) -> dict[str, tuple[str, str]]:
+        from agents.cognition.selectors import object_setters_get
+
+        return object_setters_get(simulation=context.simulation)
+
+    def commitments_ahead(self, context: StepContext) -> dict[int, list[Commitment]]:
+        from agents.cognition.selectors import commitments_ahead_by_agent
+
+        return commitments_ahead_by_agent(nows={a.pk: context.now for a in context.agents.values()})
+
+    def cited(self, context: StepContext) -> dict[int, set[int]]:
+        from agents.cognition.selectors import plan_citations_by_agent
+
+        committed = [pk for pk, ahead in context.commitments_ahead.items() if ahead]
+        return plan_citations_by_agent(agent_ids=committed)
+
+    def unrated(self, context: StepContext) -> dict[int, list[Unrated]]:
+        from memories.selectors import memories_unrated
+
+        return memories_unrated(agent_ids=[a.pk for a in context.agents.values()])
+
+
+READ_PER_STEP = ReadPerStep()
 
 
 @dataclass
@@ -36,6 +77,9 @@ class StepContext:
     town: Town
     step: int
     agents: dict[str, Agent]
+    # How the reads beyond the residents' rows are made: per step from the database by
+    # default; the runtime may keep them between steps (the engine that runs ahead).
+    reads: StepReads = field(default_factory=lambda: READ_PER_STEP)
 
     @property
     def now(self) -> datetime:
@@ -49,48 +93,23 @@ class StepContext:
     @cached_property
     def object_setters(self) -> dict[str, tuple[str, str]]:
         """Object address -> (state, the resident whose action set it; "" when set by a user)."""
-        from .selectors import object_setters_get
-
-        return object_setters_get(simulation=self.simulation)
+        return self.reads.object_setters(self)
 
     @cached_property
     def commitments_ahead(self) -> dict[int, list[Commitment]]:
         """Agent id -> its commitments of today that end after now (one read for all)."""
-        from .selectors import commitments_ahead_by_agent
-
-        return commitments_ahead_by_agent(nows={a.pk: self.now for a in self.agents.values()})
+        return self.reads.commitments_ahead(self)
 
     @cached_property
     def cited(self) -> dict[int, set[int]]:
         """Agent id -> the memories its live plan rows cite, for the agents with
         commitments ahead (one read for all)."""
-        from .selectors import plan_citations_by_agent
-
-        committed = [pk for pk, ahead in self.commitments_ahead.items() if ahead]
-        return plan_citations_by_agent(agent_ids=committed)
+        return self.reads.cited(self)
 
     @cached_property
     def unrated(self) -> dict[int, list[Unrated]]:
         """Agent id -> its memories awaiting the model's rating (one read for all)."""
-        from memories.selectors import memories_unrated
-
-        return memories_unrated(agent_ids=[a.pk for a in self.agents.values()])
-
-    def preload(
-        self,
-        *,
-        object_setters: dict[str, tuple[str, str]],
-        commitments_ahead: dict[int, list[Commitment]],
-        unrated: dict[int, list[Unrated]],
-        cited: dict[int, set[int]],
-    ) -> StepContext:
-        """Give the context reads made once for many contexts of the same committed state
-        (the engine that runs residents ahead starts many groups at once)."""
-        self.__dict__["object_setters"] = object_setters  # what cached_property would store
-        self.__dict__["commitments_ahead"] = commitments_ahead
-        self.__dict__["unrated"] = unrated
-        self.__dict__["cited"] = cited
-        return self
+        return self.reads.unrated(self)
 
     @cached_property
     def agents_by_arena(self) -> dict[str, list[Agent]]:
@@ -118,7 +137,7 @@ class StepContext:
     @cached_property
     def objects_by_arena(self) -> dict[str, list[tuple[int, int, str]]]:
         """Arena address -> its object tiles (x, y, object name), for perception."""
-        return _objects_by_arena(self.town)
+        return objects_by_arena(self.town)
 
     def arena_at(self, tile: tuple[int, int]) -> str:
         return self.arena_by_block.get(self.town.arena_layer[self.town.tile_index(*tile)], "")
@@ -134,7 +153,7 @@ _arenas: dict[int, dict[int, str]] = {}
 _object_tiles: dict[int, dict[str, list[tuple[int, int, str]]]] = {}
 
 
-def _objects_by_arena(town: Town) -> dict[str, list[tuple[int, int, str]]]:
+def objects_by_arena(town: Town) -> dict[str, list[tuple[int, int, str]]]:
     if town.pk not in _object_tiles:
         arenas = arena_addresses(town=town)
         names = {int(row[0]): row[3].strip() for row in town.legends["game_object"]}
@@ -162,8 +181,8 @@ def cognition_register(name: str, factory: Callable[[], Cognition]) -> None:
 
 
 def _builtin() -> dict[str, Callable[[], Cognition]]:
-    from .minimal import MinimalCognition
-    from .paper import PaperCognition
+    from agents.cognition.minimal import MinimalCognition
+    from agents.cognition.paper import PaperCognition
 
     _registry.setdefault("minimal", MinimalCognition)
     _registry.setdefault("paper", PaperCognition)

@@ -12,14 +12,13 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
+from agents.cognition.mind import Mind
+from agents.cognition.places import single_occupancy
+from agents.cognition.planning import Block, NextAction, current_block, decompose, decompose_ahead
+from agents.cognition.selectors import object_holder, plan_actions_list
+from agents.events import IDLE, agent_acting, agent_moved, object_state
 from world.addresses import Address
 from world.paths import NotWalkable, UnknownAddress, Unreachable, path_to_location
-
-from ..events import IDLE, agent_acting, agent_moved, object_state
-from .mind import Mind
-from .places import single_occupancy
-from .planning import Block, NextAction, current_block, decompose, decompose_ahead
-from .selectors import object_holder, plan_actions_list
 
 OCCUPIED_WAIT_MINUTES = 1  # someone uses a single-occupancy object: look again after a minute
 

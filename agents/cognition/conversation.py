@@ -6,21 +6,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 
+from agents.cognition import StepContext
+from agents.cognition.mind import Mind, Note, summary_of
+from agents.cognition.news import relationship_with, takeaways_ask, takeaways_keep
+from agents.cognition.planning import summary
+from agents.cognition.prompts import CONVERSATION_SUMMARY, CONVERSE_LINE, Line
+from agents.cognition.recall import important, remember, statements
+from agents.events import agent_acting, agent_chat_cooldown, conversation_held, plan_revised
+from agents.payloads import ConversationLine
 from llm.inputs import agent_identity
 from llm.port import llm_run
+from llm.together import together
 from memories.models import MemoryKind
 from world.eventlog import EventDraft
 from world.models import Agent
-
-from ..events import agent_acting, agent_chat_cooldown, conversation_held, plan_revised
-from ..payloads import ConversationLine
-from . import StepContext
-from .mind import Mind, Note, summary_of
-from .news import relationship_with, takeaways_ask, takeaways_keep
-from .planning import summary
-from .prompts import CONVERSATION_SUMMARY, CONVERSE_LINE, Line
-from .recall import important, remember, statements
-from .together import together
 
 MAX_ROUNDS = 8  # a conversation ends by decision or after 8 rounds
 COOLDOWN_MINUTES = 60  # the same pair does not talk again within a sim hour

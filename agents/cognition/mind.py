@@ -11,16 +11,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from agents.cognition import StepContext
+from agents.cognition.places import KnownPlaces
 from llm.inputs import agent_identity
 from memories.models import MemoryKind
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation
 
-from . import StepContext
-from .places import KnownPlaces
-
 if TYPE_CHECKING:
-    from .planning import Block
+    from agents.cognition.planning import Block
 
 
 @dataclass

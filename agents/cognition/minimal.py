@@ -7,14 +7,13 @@ stays a while, and records the residents it sees within its vision radius in its
 
 from __future__ import annotations
 
+from agents.cognition import StepContext
+from agents.cognition.selectors import town_arenas_cached
+from agents.events import IDLE, agent_arrived, agent_headed, agent_moved, agent_perceived
 from world.addresses import address_format
 from world.eventlog import EventDraft
 from world.models import Agent, Town
 from world.paths import Unreachable, path_to_location
-
-from ..events import IDLE, agent_arrived, agent_headed, agent_moved, agent_perceived
-from . import StepContext
-from .selectors import town_arenas_cached
 
 STAY_STEPS = (30, 180)  # 5 to 30 sim minutes at 10 s a step
 

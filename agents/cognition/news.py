@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 
+from agents.cognition.mind import Mind, Note, summary_of
+from agents.cognition.places import KnownPlaces
+from agents.cognition.prompts import INTENTION, RELATIONSHIP, TAKEAWAYS, CommitmentOut, Takeaways
+from agents.cognition.recall import statements
+from agents.cognition.selectors import commitment_exists
+from agents.events import agent_committed
+from agents.payloads import ConversationLine
 from llm.port import llm_run
 from memories.models import MemoryKind
 from world.models import Agent
-
-from ..events import agent_committed
-from ..payloads import ConversationLine
-from .mind import Mind, Note, summary_of
-from .places import KnownPlaces
-from .prompts import INTENTION, RELATIONSHIP, TAKEAWAYS, CommitmentOut, Takeaways
-from .recall import statements
-from .selectors import commitment_exists
 
 COMMITMENT_HORIZON = timedelta(days=7)  # nobody plans further ahead than a week
 

@@ -14,21 +14,20 @@ person seen, one reaction; per conversation, a line per turn and a summary. The 
 
 from __future__ import annotations
 
+from agents.cognition import StepContext
+from agents.cognition.acting import act
+from agents.cognition.conversation import reply_line
+from agents.cognition.mind import Mind
+from agents.cognition.news import intend
+from agents.cognition.perception import is_free, perceive, react, respond_to_objects
+from agents.cognition.planning import plan_day, replan_rest_of_day
+from agents.cognition.ratings import ratings_apply
+from agents.cognition.recall import remember
+from agents.cognition.selectors import commitments_unplanned
+from agents.events import agent_moved, agent_thought_handled, plan_revised
+from agents.sleep import is_sleeping
 from world.eventlog import EventDraft
 from world.models import Agent
-
-from ..events import agent_moved, agent_thought_handled, plan_revised
-from . import StepContext
-from .acting import act
-from .conversation import reply_line
-from .mind import Mind
-from .news import intend
-from .perception import is_free, perceive, react, respond_to_objects
-from .planning import plan_day, replan_rest_of_day
-from .ratings import ratings_apply
-from .recall import remember
-from .selectors import commitments_unplanned
-from .sleep import is_sleeping
 
 
 class PaperCognition:

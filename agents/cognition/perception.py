@@ -5,20 +5,19 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from agents.cognition.acting import start_action
+from agents.cognition.conversation import ANYONE, converse
+from agents.cognition.mind import Mind, Note, Sighting
+from agents.cognition.news import relationship_with
+from agents.cognition.places import sector_arena
+from agents.cognition.planning import Block, NextAction, current_block, summary
+from agents.cognition.prompts import REACT, RESPOND_EVENT
+from agents.events import IDLE, agent_learned, agent_perceived, is_idle, plan_revised
+from agents.sleep import is_sleeping
 from llm.port import llm_run
 from memories.models import MemoryKind
 from world.addresses import Address
 from world.models import Agent
-
-from ..events import IDLE, agent_learned, agent_perceived, is_idle, plan_revised
-from .acting import start_action
-from .conversation import ANYONE, converse
-from .mind import Mind, Note, Sighting
-from .news import relationship_with
-from .places import sector_arena
-from .planning import Block, NextAction, current_block, summary
-from .prompts import REACT, RESPOND_EVENT
-from .sleep import is_sleeping
 
 RESPONSE_MINUTES = 5  # dealing with an object (putting out a fire), then the plan again
 WAIT_MINUTES = 2  # waiting for someone to finish

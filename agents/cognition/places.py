@@ -6,10 +6,9 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from agents.cognition.selectors import town_addresses_cached
 from world.addresses import SEPARATOR, Address
 from world.models import Agent, Town
-
-from .selectors import town_addresses_cached
 
 SINGLE_OCCUPANCY = ("bed", "shower", "toilet", "bathtub")
 

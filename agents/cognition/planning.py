@@ -8,20 +8,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from llm.backends import backend_is_remote
-from llm.inputs import agent_identity
-from llm.port import llm_run, llm_send_ahead
-from memories.models import MemoryKind
-
-from ..events import agent_day_planned, agent_summarized, plan_item, plan_made, plan_revised
-from ..models import Commitment, PlanLevel
-from ..payloads import PlanItemPayload
-from .mind import Mind, Note
-from .news import intend
-from .places import sector_arena
-from .prompts import DAY_PLAN, DECOMPOSE, HOURLY_SCHEDULE, SUMMARY
-from .recall import statements
-from .selectors import (
+from agents.cognition.mind import Mind, Note
+from agents.cognition.news import intend
+from agents.cognition.places import sector_arena
+from agents.cognition.prompts import DAY_PLAN, DECOMPOSE, HOURLY_SCHEDULE, SUMMARY
+from agents.cognition.recall import statements
+from agents.cognition.selectors import (
     commitments_of_day,
     day_recollection,
     memory_last_plan_get,
@@ -29,7 +21,13 @@ from .selectors import (
     plan_block_current,
     plan_blocks_of_day,
 )
-from .sleep import is_sleeping
+from agents.events import agent_day_planned, agent_summarized, plan_item, plan_made, plan_revised
+from agents.models import Commitment, PlanLevel
+from agents.payloads import PlanItemPayload
+from agents.sleep import is_sleeping
+from llm.inputs import agent_identity
+from llm.port import llm_run, llm_send_ahead
+from memories.models import MemoryKind
 
 
 @dataclass
@@ -338,27 +336,37 @@ def decompose_inputs(
 
 
 def decompose_ahead(mind: Mind, block: Block, *, end_step: int, tile: tuple[int, int]) -> None:
-    """Send ahead (llm.ahead) the decomposition the resident will ask for when the action it
-    starts now ends at `end_step`, standing on `tile`, if that is where the next hour block
-    begins: its inputs then, as far as they can be seen now (same day, nothing learned,
-    no new thought). The step that decomposes takes the answer if they came to pass; as
-    the reference decomposes the hour ahead, the model's wait falls in no step."""
-    if not backend_is_remote():
-        return
+    """Declare that the decomposition the resident will ask for when the action it starts
+    now ends at `end_step`, standing on `tile`, may be sent ahead (llm.port decides) if
+    that is where the next hour block begins: its inputs then, as far as they can be seen
+    now (same day, nothing learned, no new thought). The step that decomposes takes the
+    answer if they came to pass; as the reference decomposes the hour ahead, the model's
+    wait falls in no step."""
+    llm_send_ahead(
+        task=DECOMPOSE,
+        inputs=lambda: _foreseen(mind, block, end_step=end_step, tile=tile),
+        simulation=mind.simulation,
+        agent=mind.agent,
+    )
+
+
+def _foreseen(
+    mind: Mind, block: Block, *, end_step: int, tile: tuple[int, int]
+) -> dict[str, Any] | None:
+    """The next block's decomposition inputs as seen now; None when there is none to send."""
     then = mind.simulation.sim_time_at(end_step)
     if then < block.end or then.date() != mind.now.date():
-        return  # more of this block to do, or a new day's plan first
+        return None  # more of this block to do, or a new day's plan first
     following = _block_at(mind, then)
     if following is None or following.sleeping or not block.end <= following.start <= then:
-        return
+        return None
     if following.number is not None and plan_actions_list(
         agent=mind.agent, block_number=following.number
     ):
-        return  # decomposed already
+        return None  # decomposed already
     start = then.replace(second=0, microsecond=0)
     here = mind.context.arena_at(tile)
-    inputs = decompose_inputs(mind, following, start=start, here=here, thought="")
-    llm_send_ahead(task=DECOMPOSE, inputs=inputs, simulation=mind.simulation, agent=mind.agent)
+    return decompose_inputs(mind, following, start=start, here=here, thought="")
 
 
 def _block_at(mind: Mind, when: datetime) -> Block | None:

@@ -10,9 +10,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agents.offline import actions as offline_actions
+from agents.offline import interview as offline_interview
+from agents.offline import news as offline_news
+from agents.offline import policy as offline
+from agents.offline import talk as offline_talk
 from llm.tasks import Inputs, PromptTask, task_register
-
-from . import offline, offline_actions, offline_interview, offline_news, offline_talk
 
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
 _DATE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")

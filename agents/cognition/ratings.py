@@ -21,15 +21,13 @@ from collections import OrderedDict
 from itertools import groupby
 from typing import Any
 
-from llm.backends import backend_is_remote
+from agents.cognition.mind import Mind
+from agents.cognition.prompts import IMPORTANCE_MANY
 from llm.inputs import agent_identity
 from llm.port import llm_run, llm_send_ahead
 from memories.events import memory_rated
 from memories.selectors import Unrated
 from world.models import Agent, Simulation
-
-from .mind import Mind
-from .prompts import IMPORTANCE_MANY
 
 _SENT_MAX = 16_384  # (simulation, resident, due step) of ratings sent ahead
 _sent: OrderedDict[tuple[int, str, int], None] = OrderedDict()
@@ -46,7 +44,6 @@ def ratings_apply(mind: Mind) -> None:
     pending = mind.context.unrated.get(mind.agent.pk, [])
     if not pending:
         return
-    ahead = backend_is_remote()
     for due, batch in groupby(pending, key=lambda u: u.rating_due):
         memories = list(batch)
         if due <= mind.step + 1:  # this step's events are the log's step + 1
@@ -61,7 +58,7 @@ def ratings_apply(mind: Mind) -> None:
                     kinds=[u.kind for u in memories],
                 )
             )
-        elif ahead:
+        else:  # may go ahead: the model port decides (llm.port.llm_send_ahead)
             _send(mind.simulation, mind.agent, due, memories)
 
 
@@ -97,5 +94,9 @@ def _send(simulation: Simulation, agent: Agent, due: int, memories: list[Unrated
         _sent[key] = None
         while len(_sent) > _SENT_MAX:
             _sent.popitem(last=False)
-    inputs = _inputs(agent, [u.description for u in memories])
-    llm_send_ahead(task=IMPORTANCE_MANY, inputs=inputs, simulation=simulation, agent=agent)
+    llm_send_ahead(
+        task=IMPORTANCE_MANY,
+        inputs=lambda: _inputs(agent, [u.description for u in memories]),
+        simulation=simulation,
+        agent=agent,
+    )

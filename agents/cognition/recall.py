@@ -3,15 +3,14 @@ important, and remembering this step's notes (rated in one `importance_many` cal
 
 from __future__ import annotations
 
+from agents.cognition.mind import Mind
+from agents.cognition.ratings import importance_delay, importance_rate_many
+from agents.cognition.selectors import memory_descriptions_get, memory_important_list
 from llm.importance import importance_provisional
 from memories.embeddings import embed_query
 from memories.retrieval import memories_retrieve, weights_for
 from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
 from world.models import Agent
-
-from .mind import Mind
-from .ratings import importance_delay, importance_rate_many
-from .selectors import memory_descriptions_get, memory_important_list
 
 
 def retrieve(

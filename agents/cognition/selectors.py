@@ -12,12 +12,11 @@ from functools import cache
 from django.db import connection
 from django.db.models import Case, Q, When
 
+from agents.events import is_idle
+from agents.models import Commitment, ObjectState, PlanItem, PlanLevel
 from memories.models import Memory, MemoryKind
 from world.models import Agent, Location, LocationKind, Simulation
 from world.rows import RowReader
-
-from ..events import is_idle
-from ..models import Commitment, ObjectState, PlanItem, PlanLevel
 
 IMPORTANT = 6  # the importance from which a memory is news one passes on
 

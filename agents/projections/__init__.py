@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .records import CognitionProjection
-from .residents import AgentProjection
-from .talk import TalkProjection
+from agents.projections.records import CognitionProjection
+from agents.projections.residents import AgentProjection
+from agents.projections.talk import TalkProjection
 
 PROJECTIONS = (AgentProjection(), CognitionProjection(), TalkProjection())

@@ -16,10 +16,9 @@ from agents.events import (
     PLAN_MADE,
     PLAN_REVISED,
 )
+from agents.models import Commitment, ObjectState, PlanItem, PlanLevel
 from memories.models import Memory
 from world.models import Agent, Event, Simulation
-
-from ..models import Commitment, ObjectState, PlanItem, PlanLevel
 
 
 class CognitionProjection:

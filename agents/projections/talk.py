@@ -4,7 +4,7 @@ each numbered per simulation in log order.
 Numbers across the whole simulation depend on the order of events between residents,
 so this projection is applied in log order (`in_log_order`): when the events are
 appended, also under the engine that projects a group's events before its step is in
-the log (agents/engine/ahead.py), where residents far apart may commit out of log
+the log (runtime/engine/ahead), where residents far apart may commit out of log
 order. Nothing a resident decides reads these tables.
 """
 
@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agents.events import CONVERSATION_HELD, INTERVIEW_ANSWERED
+from agents.models import Conversation, Interview
 from world.models import Agent, Event, Simulation
-
-from ..events import CONVERSATION_HELD, INTERVIEW_ANSWERED
-from ..models import Conversation, Interview
 
 
 class TalkProjection:

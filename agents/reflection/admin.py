@@ -15,11 +15,10 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from agents.reflection.models import ReflectionJob
 from memories.models import Memory, MemoryKind
 from memories.selectors import EvidenceNode, memory_evidence_tree
 from world.admin import ModelAdmin
-
-from .models import ReflectionJob
 
 
 def evidence_tree_html(node: EvidenceNode) -> SafeString:

@@ -10,4 +10,4 @@ class ReflectionConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import prompts  # noqa: F401  registers the reflection prompt tasks
+        from agents.reflection import prompts  # noqa: F401  registers the reflection prompt tasks

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.offline.insights import facts_of, insights_about, subject_of
 from llm.importance import importance_offline
 from llm.tasks import Inputs, PromptTask, task_register
-
-from .offline_insights import facts_of, insights_about, subject_of
 
 QUESTIONS_PER_REFLECTION = 3
 INSIGHTS_PER_QUESTION = 5

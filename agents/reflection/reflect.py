@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.reflection.prompts import INSIGHTS, QUESTIONS, Insight, numbered
 from llm.port import llm_run
 from memories.embeddings import embed_query
 from memories.models import Memory, MemoryKind
@@ -29,8 +30,6 @@ from memories.retrieval import memories_retrieve, weights_for
 from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation
-
-from .prompts import INSIGHTS, QUESTIONS, Insight, numbered
 
 log = logging.getLogger(__name__)
 

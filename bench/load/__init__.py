@@ -45,8 +45,8 @@ from django.contrib.auth.models import User
 from django.db import connections
 from rest_framework.authtoken.models import Token
 
-from agents.workerproc import private_worker
 from bench.machine import stamp
+from runtime.workerproc import private_worker
 from smallville_project import gunicorn_conf
 from world.models import Location, LocationKind, Simulation, SimulationStatus
 

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.models import PlanItem, PlanLevel
 from agents.services import simulation_create_from_base
 from llm.models import ModelCall
 from llm.tasks import task_get
 from memories.models import Memory, MemoryKind
+from runtime import engine
 from world.eventlog import simulation_rebuild, simulation_snapshot
 from world.models import Event, Location, Simulation
 from world.paths import walkable

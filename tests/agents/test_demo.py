@@ -10,12 +10,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.test.utils import override_settings
 
-from agents.controls.stepping_in import newcomer_create
 from agents.events import agent_acting, conversation_held
-from agents.management.commands.demo import Command
 from agents.services import simulation_create_from_base
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
+from runtime.controls.stepping_in import newcomer_create
+from runtime.management.commands.demo import Command
 from world.eventlog import events_append
 from world.models import Simulation
 

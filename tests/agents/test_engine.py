@@ -9,14 +9,14 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from agents import engine
 from agents.cognition import StepContext, cognition_register
 from agents.cognition.minimal import MinimalCognition
-from agents.dispatch import Tick, TickCommit, Work
-from agents.engine import inline
-from agents.engine.steps import tick_start
 from agents.models import Decision
 from agents.services import simulation_create_from_base
+from runtime import engine, work
+from runtime.dispatch import Tick, TickCommit, Work
+from runtime.engine import barrier
+from runtime.engine.choice import engine_tick
 from world.eventlog import EventDraft, simulation_fork, simulation_rebuild, simulation_snapshot
 from world.models import Agent, Event, Simulation, SimulationStatus
 
@@ -82,15 +82,15 @@ def test_agent_steps_twice_store_one_decision(user: User, sent_work: list[Work])
     sent = sent_work
     engine.simulation_run(simulation=simulation, steps=1)
     names = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"]
-    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
-    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
+    barrier.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
+    barrier.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
     assert Decision.objects.filter(simulation=simulation).count() == 2
     assert TickCommit(simulation.pk, 0) not in sent
-    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names)
+    barrier.agent_steps(simulation_id=simulation.pk, step=0, names=names)
     assert Decision.objects.filter(simulation=simulation).count() == 3
     assert sent.count(TickCommit(simulation.pk, 0)) == 1
-    engine.tick_commit(simulation_id=simulation.pk, step=0)
-    engine.tick_commit(simulation_id=simulation.pk, step=0)  # a duplicate does nothing
+    barrier.tick_commit(simulation_id=simulation.pk, step=0)
+    barrier.tick_commit(simulation_id=simulation.pk, step=0)  # a duplicate does nothing
     simulation.refresh_from_db()
     assert simulation.step == 1
     assert len(log_of(simulation, kind="simulation.stepped")) == 1
@@ -104,18 +104,18 @@ def test_a_newcomer_joining_mid_step_stands_still_and_the_step_commits(
     """A user steps into the town while a tick is in flight: the residents' decisions
     were asked for without it, so it stands still that step, and the step still commits
     (it used to wait for the newcomer's decision forever)."""
-    from agents.controls import newcomer_create
+    from runtime.controls import newcomer_create
 
     simulation = _new(user)
     sent = sent_work
     engine.simulation_run(simulation=simulation, steps=2)
     names = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"]
-    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
+    barrier.agent_steps(simulation_id=simulation.pk, step=0, names=names[:2])
     newcomer_create(simulation=simulation, name="Ada Visitor", address="the Ville:Hobbs Cafe:cafe")
-    engine.agent_steps(simulation_id=simulation.pk, step=0, names=names[2:])
+    barrier.agent_steps(simulation_id=simulation.pk, step=0, names=names[2:])
     assert sent.count(TickCommit(simulation.pk, 0)) == 1
-    engine.tick_commit(simulation_id=simulation.pk, step=0)
-    engine.tick_start(simulation_id=simulation.pk, step=1)  # one shard: all four decided
+    barrier.tick_commit(simulation_id=simulation.pk, step=0)
+    engine.engine_tick(simulation_id=simulation.pk, step=1)  # one shard: all four decided
     simulation.refresh_from_db()
     assert (simulation.step, simulation.status) == (2, SimulationStatus.IDLE)
     assert not Decision.objects.filter(simulation=simulation).exists()
@@ -135,24 +135,24 @@ def test_a_redelivered_task_sends_the_tick_its_dead_worker_never_sent(
     simulation = _new(user)
     sent = sent_work
     engine.simulation_run(simulation=simulation, steps=3)
-    engine.tick_start(simulation_id=simulation.pk, step=0)  # commits step 0
+    engine.engine_tick(simulation_id=simulation.pk, step=0)  # commits step 0
     assert sent == [Tick(simulation.pk, 0), Tick(simulation.pk, 1)]
     sent.clear()  # the worker died before the tick of step 1 reached the broker
-    engine.tick_start(simulation_id=simulation.pk, step=0)
-    engine.tick_commit(simulation_id=simulation.pk, step=0)
+    engine.engine_tick(simulation_id=simulation.pk, step=0)
+    barrier.tick_commit(simulation_id=simulation.pk, step=0)
     assert sent == []
-    engine.tick_start(simulation_id=simulation.pk, step=0, redelivered=True)
-    engine.tick_commit(simulation_id=simulation.pk, step=0, redelivered=True)
+    engine.engine_tick(simulation_id=simulation.pk, step=0, redelivered=True)
+    barrier.tick_commit(simulation_id=simulation.pk, step=0, redelivered=True)
     assert sent == [Tick(simulation.pk, 1)] * 2
-    engine.tick_start(simulation_id=simulation.pk, step=1)
-    engine.tick_start(simulation_id=simulation.pk, step=1)  # the second copy finds it done
-    engine.tick_start(simulation_id=simulation.pk, step=2)
+    engine.engine_tick(simulation_id=simulation.pk, step=1)
+    engine.engine_tick(simulation_id=simulation.pk, step=1)  # the second copy finds it done
+    engine.engine_tick(simulation_id=simulation.pk, step=2)
     simulation.refresh_from_db()
     assert (simulation.step, simulation.status) == (3, SimulationStatus.IDLE)
     stepped = [row[5]["step"] for row in log_of(simulation, kind="simulation.stepped")]
     assert stepped == [1, 2, 3]
     before = list(sent)
-    engine.tick_start(simulation_id=simulation.pk, step=2, redelivered=True)
+    engine.engine_tick(simulation_id=simulation.pk, step=2, redelivered=True)
     assert sent == before  # the run is over: nothing to hand on
 
 
@@ -249,9 +249,9 @@ def test_a_run_in_process_outlives_a_dropped_database_connection(
         if ticks == 10:
             with connection.cursor() as cursor:  # the server ends this very connection
                 cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
-        tick_start(**kwargs)
+        engine_tick(**kwargs)
 
-    monkeypatch.setattr(inline, "tick_start", dropped)
+    monkeypatch.setattr(work, "engine_tick", dropped)
     simulation = engine.simulation_run_inline(simulation=_new(user), steps=30)
     assert ticks == 31  # the dropped tick ran again
     assert simulation.status == SimulationStatus.IDLE and simulation.step == 30

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from agents.cognition.commit import resolve_occupancy
-from agents.commit_context import CommitContext
 from agents.events import agent_moved, object_state
+from runtime.commit_context import CommitContext
+from runtime.rules.conflicts import resolve_occupancy
 from tests.evaluations.towns import three_residents
 from world.eventlog import EventDraft, events_append
 from world.models import Simulation

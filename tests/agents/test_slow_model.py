@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine, tasks
-from agents.dispatch import RecordingBroker, broker_used
 from agents.services import simulation_create_from_base
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
+from runtime import engine, tasks
+from runtime.dispatch import RecordingBroker, broker_used
 from world.models import Simulation, SimulationStatus
 
 from .test_engine import N3

@@ -13,18 +13,18 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.cognition.conversation import converse
-from agents.cognition.key_words import key_words
 from agents.cognition.mind import Mind
 from agents.cognition.recall import remember
-from agents.controls import agent_whisper
-from agents.controls.common import context_now
 from agents.models import Commitment, PlanItem, PlanLevel
+from agents.offline.key_words import key_words
 from agents.services import simulation_create_from_base
 from evaluations.emergence import WORD_STATISTICS
 from memories.models import Evidence, Memory, MemoryKind
 from memories.services import memories_embed
+from runtime import engine
+from runtime.controls import agent_whisper
+from runtime.controls.common import context_now
 from world.eventlog import events_append
 from world.models import Agent, Simulation
 

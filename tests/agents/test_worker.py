@@ -9,9 +9,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from agents import engine, tasks
-from agents.dispatch import RecordingBroker, broker_used
 from agents.services import simulation_create_from_base
+from runtime import engine, tasks
+from runtime.dispatch import RecordingBroker, broker_used
 from world.models import Simulation, SimulationStatus
 
 from .test_engine import N3, log_of

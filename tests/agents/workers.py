@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from django.db import connection
 
-from agents.workerproc import WorkerProcess, private_worker
+from runtime.workerproc import WorkerProcess, private_worker
 
 
 def test_database_url() -> str:

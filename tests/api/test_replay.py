@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from agents import engine
-from agents.replay import MAX_REPLAY_STEPS
+from runtime import engine
+from runtime.replay import MAX_REPLAY_STEPS
 from world.models import Agent, Simulation
 
 from . import create, error_of

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from agents.engine.schedule import reach_of
 from bench.bounds import (
     chain_bound,
     decision_chains,
@@ -16,6 +15,7 @@ from bench.bounds import (
     rule_bound,
     seen_change_bound,
 )
+from runtime.engine.ahead.schedule import reach_of
 from world.models import Town
 from world.selectors import arena_addresses
 

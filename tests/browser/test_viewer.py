@@ -14,7 +14,6 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from agents.engine import simulation_run_inline
 from agents.events import (
     AGENT_CREATED,
     AGENT_MOVED,
@@ -25,6 +24,7 @@ from agents.events import (
 from agents.services import simulation_create_from_base
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
+from runtime.engine import simulation_run_inline
 from tests.agents.workers import celery_worker, wait_for
 from tests.browser.traffic import Traffic
 from world.eventlog import events_append
@@ -303,7 +303,7 @@ def test_the_town_panel_and_a_conversation_in_progress_drawn_as_a_link(
 def test_a_newcomer_appears_on_the_page(
     live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
 ) -> None:
-    from agents.controls.stepping_in import newcomer_create
+    from runtime.controls.stepping_in import newcomer_create
 
     simulation = _simulation(user)
     login(page, user, PASSWORD)

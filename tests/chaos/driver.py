@@ -17,7 +17,7 @@ def main(argv: list[str]) -> None:
     from django.contrib.auth.models import User
     from django.core.serializers.json import DjangoJSONEncoder
 
-    from agents import engine
+    from runtime import engine
     from world.models import Simulation
 
     from .harness import STEPS, chaos_simulation, facts, ledger_books, ledger_settled, twin_of

@@ -15,12 +15,12 @@ from django.contrib.auth.models import User
 from django.db.models import Sum
 from django.utils import timezone
 
-from agents import engine
 from agents.services import simulation_create_from_base
 from llm.ahead import ahead_settle
 from llm.models import ModelCall, ModelUsage
 from llm.services import ABANDONED
 from memories.embeddings import EMBEDDING_TASK
+from runtime import engine
 from tests.agents import workers
 from world.eventlog import simulation_snapshot
 from world.models import Event, Simulation, SimulationStatus

@@ -18,9 +18,9 @@ from pathlib import Path
 import redis
 from celery import Celery
 
-from agents import engine
-from agents.dispatch import Tick, Work, broker_used
-from agents.workerproc import ROOT, WorkerProcess
+from runtime import engine
+from runtime.dispatch import Tick, Work, broker_used
+from runtime.workerproc import ROOT, WorkerProcess
 from world.models import Simulation
 
 

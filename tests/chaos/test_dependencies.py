@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from django.contrib.auth.models import User
 
-from agents.workerproc import ROOT
+from runtime.workerproc import ROOT
 
 from .harness import (
     STEPS,

@@ -11,7 +11,6 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from agents.services import simulation_create_from_base
-from agents.tasks import runs_watch
 from llm.models import ModelCall, ModelUsage
 from llm.services import (
     ABANDONED,
@@ -20,6 +19,7 @@ from llm.services import (
     model_call_longest_seconds,
     model_calls_settle_abandoned,
 )
+from runtime.tasks import runs_watch
 from world.models import Simulation
 
 from .harness import N3

@@ -9,10 +9,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import OperationalError
 
-from agents import engine
-from agents.dispatch import RecordingBroker, broker_used
-from agents.engine.inline import InlineBroker
 from llm.port import llm_run
+from runtime import engine
+from runtime.dispatch import RecordingBroker, broker_used
+from runtime.engine.inline import InlineBroker
 from world.models import SimulationStatus
 
 from .harness import chaos_simulation, facts, twin_of
@@ -36,12 +36,12 @@ def test_a_step_retried_after_a_transient_error_decides_as_the_first_try_would(
     with broker_used(RecordingBroker()):
         engine.simulation_run(simulation=simulation, steps=3)
         with pytest.raises(OperationalError):
-            engine.tick_start(simulation_id=simulation.pk, step=0)
+            engine.engine_tick(simulation_id=simulation.pk, step=0)
     simulation.refresh_from_db()
     assert simulation.status == SimulationStatus.RUNNING, simulation.status_reason
     inline = InlineBroker()
     with broker_used(inline):
-        engine.tick_start(simulation_id=simulation.pk, step=0)
+        engine.engine_tick(simulation_id=simulation.pk, step=0)
         inline.drain()
     twin = engine.simulation_run_inline(simulation=twin_of(simulation), steps=3)
     assert facts(simulation) == facts(twin)

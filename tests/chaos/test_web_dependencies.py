@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import psycopg
 import pytest
 
-from agents.workerproc import ROOT
+from runtime.workerproc import ROOT
 
 from ..production_server import ProductionServer, production_server
 from .harness import RECOVERIES

@@ -10,12 +10,12 @@ import psycopg
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.models import Decision, StagedCommit
 from agents.reflection.models import JobStatus, ReflectionJob
 from llm.models import ModelCall
 from llm.selectors import model_call_summary
 from memories.embeddings import EMBEDDING_TASK
+from runtime import engine
 from tests.agents import workers
 from world.models import Simulation
 

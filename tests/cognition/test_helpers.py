@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agents.cognition.offline import places_of
 from agents.cognition.perception import is_free
 from agents.cognition.places import KnownPlaces, sector_arena, single_occupancy
 from agents.cognition.planning import Block, NextAction
-from agents.cognition.sleep import is_bedtime, is_sleeping
+from agents.offline.policy import places_of
+from agents.sleep import is_bedtime, is_sleeping
 from world.models import Agent, Town
 
 MORNING = datetime(2023, 2, 13, 7, 0, tzinfo=UTC)

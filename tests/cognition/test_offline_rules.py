@@ -9,7 +9,9 @@ import random
 
 import pytest
 
-from agents.cognition.offline import (
+from agents.cognition.prompts import DECOMPOSITION_MAX
+from agents.offline.actions import actions_for
+from agents.offline.policy import (
     day_plan,
     hhmm,
     hourly_blocks,
@@ -18,8 +20,6 @@ from agents.cognition.offline import (
     summary_text,
     times_in,
 )
-from agents.cognition.offline_actions import actions_for
-from agents.cognition.prompts import DECOMPOSITION_MAX
 from llm.tasks import Inputs
 
 PLACES = "\n".join(

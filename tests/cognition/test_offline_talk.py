@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from agents.cognition.offline_interview import interview_answer
-from agents.cognition.offline_news import third_person
-from agents.cognition.offline_talk import (
+from agents.offline.interview import interview_answer
+from agents.offline.news import third_person
+from agents.offline.talk import (
     conversation_summary,
     converse_line,
     first_person,

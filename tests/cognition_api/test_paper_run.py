@@ -9,9 +9,9 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from agents import engine
 from agents.models import Conversation
 from agents.services import simulation_create_from_base
+from runtime import engine
 from world.models import Agent
 
 from ..api import N3

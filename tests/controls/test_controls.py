@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from agents import engine
 from agents.models import Interview, ObjectState
 from memories.models import Memory, MemoryKind
+from runtime import engine
 from world.models import Agent, Event, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
@@ -382,8 +382,8 @@ def test_residents_perceive_and_remember_a_newcomer(api: APIClient, town: dict[s
 def test_a_step_decided_before_control_was_taken_does_not_walk_it_off(
     api: APIClient, town: dict[str, Any]
 ) -> None:
-    from agents.commit_context import CommitContext
-    from agents.controls.rules import drop_stale_actions
+    from runtime.commit_context import CommitContext
+    from runtime.rules.controls import drop_stale_actions
     from world.eventlog import EventDraft
 
     assert api.post(
@@ -419,8 +419,8 @@ def test_a_second_go_within_a_step_does_not_make_the_agent_jump(
 ) -> None:
     """The step's move, decided along the first path, is dropped at the commit when the
     user sent the agent elsewhere meanwhile; a move along the current path is kept."""
-    from agents.commit_context import CommitContext
-    from agents.controls.rules import drop_stale_moves
+    from runtime.commit_context import CommitContext
+    from runtime.rules.controls import drop_stale_moves
     from world.eventlog import EventDraft
 
     klaus = _resident(town, KLAUS)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from agents import engine
 from agents.models import Conversation
+from runtime import engine
 from world.models import Agent, Event, Simulation
 from world.selectors import address_at, town_cached
 

@@ -9,18 +9,18 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
 
-from agents import engine
-from agents.cognition import _objects_by_arena
-from agents.controls import ControlConflict
-from agents.controls.objects import object_state_set
-from agents.controls.voice import agent_whisper
-from agents.dispatch import RecordingBroker, broker_used
-from agents.engine.ahead import ahead_run
-from agents.engine.run import simulation_run
-from agents.leases import ahead_lease
+from agents.cognition import objects_by_arena
 from agents.models import StagedCommit
 from agents.services import simulation_create_from_base
 from llm.policy_server import PolicyServer
+from runtime import engine
+from runtime.controls import ControlConflict
+from runtime.controls.objects import object_state_set
+from runtime.controls.voice import agent_whisper
+from runtime.dispatch import RecordingBroker, broker_used
+from runtime.engine.ahead import ahead_run
+from runtime.engine.run import simulation_run
+from runtime.leases import ahead_lease
 from tests.evaluations.towns import three_residents
 from world.eventlog import simulation_rebuild, simulation_snapshot
 from world.models import Agent, Event, Simulation, SimulationStatus
@@ -183,7 +183,7 @@ def test_a_resident_never_runs_ahead_of_one_it_could_perceive(user: User, settin
 
 def object_changes(simulation: Simulation) -> dict[str, list[tuple[int, list[tuple[int, int]]]]]:
     """Per resident, the steps at which it changed an object, with the object's tiles."""
-    objects = _objects_by_arena(simulation.town)
+    objects = objects_by_arena(simulation.town)
     changes: dict[str, list[tuple[int, list[tuple[int, int]]]]] = {}
     for step, agent, payload in (
         Event.objects.filter(simulation=simulation, kind="object.state")

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.services import simulation_create_from_base
 from llm.models import ModelCall
+from runtime import engine
 from tests.agents.workers import celery_workers, wait_for
 from world.eventlog import simulation_fork
 from world.models import Simulation, SimulationStatus

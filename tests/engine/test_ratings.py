@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.events import PERCEIVED_KINDS
 from agents.services import simulation_create_from_base
 from llm.importance import importance_provisional
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from memories.models import Memory
+from runtime import engine
 from world.eventlog import simulation_rebuild, simulation_snapshot
 from world.models import Agent, Event, Simulation
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.services import simulation_create_from_base
 from llm.ahead import ahead_settle
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
+from runtime import engine
 from tests.agents.workers import celery_workers, wait_for
 from world.models import Simulation, SimulationStatus
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents.controls.voice import agent_whisper
-from agents.engine.state import CommittedState
+from runtime.controls.voice import agent_whisper
+from runtime.engine.ahead.state import CommittedState
 from tests.evaluations.towns import three_residents
 from world.models import Agent, Simulation
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.cognition.key_words import key_words, states
-from agents.cognition.offline_interview import interview_answer
+from agents.offline.interview import interview_answer
+from agents.offline.key_words import key_words, states
 from evaluations.facts import CANDIDACY, PARTY, fact_parse, facts_of
 from evaluations.hallucination import claims_to_know
 from evaluations.models import Evaluation

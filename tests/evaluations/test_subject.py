@@ -11,13 +11,13 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from agents.engine.inline import simulation_run_inline
 from evaluations.facts import PARTY
 from evaluations.models import EvaluationStatus, InterviewAnswer
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create, evaluation_subject_fix
 from memories.models import Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create
+from runtime.engine.inline import simulation_run_inline
 from tests.evaluations.towns import three_residents
 from world.models import Event, Simulation
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.services import simulation_create_from_base
 from llm.models import ModelCall
+from runtime import engine
 from world.models import Event
 
 from .fake_openai import FakeOpenAI, ok

@@ -21,7 +21,6 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from agents.engine import simulation_run_inline
 from agents.services import simulation_create_from_base
 from llm.backends import TASK_FIELD
 from llm.importance import IMPORTANCE
@@ -29,6 +28,7 @@ from llm.models import ModelCall
 from llm.policy_server import Latency, PolicyServer
 from llm.port import ModelRequestRejected, llm_run, llm_send_ahead
 from llm.tasks import task_get
+from runtime.engine import simulation_run_inline
 from tests.social.test_openai_flow import talk
 from world.models import Event, Simulation
 

@@ -18,12 +18,12 @@ import pytest
 import redis
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.services import simulation_create_from_base
 from llm import slots
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from llm.slots import server_slot, server_slots_held
+from runtime import engine
 from world.models import Simulation, SimulationStatus
 
 from ..agents.test_engine import N3

@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import User
 
-from agents.controls import agent_interview, agent_whisper
-from agents.engine import simulation_run
 from agents.events import AGENT_ACTING
 from agents.services import simulation_create_from_base
 from llm.local import LocalModelServer
 from llm.models import ModelCall
+from runtime.controls import agent_interview, agent_whisper
+from runtime.engine import simulation_run
 from world.models import Agent, Location, Simulation, SimulationStatus
 
 from ..agents.workers import celery_worker, wait_for

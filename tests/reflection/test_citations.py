@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.events import REFLECTION_DONE
 from agents.reflection.models import JobStatus, ReflectionJob
 from agents.reflection.prompts import Insight
@@ -16,6 +15,7 @@ from agents.reflection.reflect import insights_cited
 from agents.services import simulation_create_from_base
 from memories.models import Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create
+from runtime import engine
 from world.models import Event, Simulation
 
 from .conftest import KLAUS, N3

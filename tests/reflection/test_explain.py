@@ -10,9 +10,9 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from agents import engine
 from agents.reflection.models import ReflectionJob
 from memories.models import Memory, MemoryKind
+from runtime import engine
 from world.models import Simulation
 
 from .conftest import KLAUS, reflecting

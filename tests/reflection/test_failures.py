@@ -8,15 +8,17 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
-from agents.dispatch import Reflect, TickCommit, Work
 from agents.events import REFLECTION_DONE
-from agents.reflection import reflect, services, tasks
+from agents.reflection import reflect
 from agents.reflection.models import JobStatus, ReflectionJob
 from agents.reflection.prompts import QUESTIONS
 from llm.errors import ModelUnavailable
 from llm.port import llm_run
 from memories.models import Evidence, Memory, MemoryKind
+from runtime import engine, tasks
+from runtime import reflections as services
+from runtime.dispatch import Reflect, TickCommit, Work
+from runtime.engine import barrier
 from world.models import Event, SimulationStatus
 
 from .conftest import KLAUS, reflecting
@@ -95,13 +97,13 @@ def test_the_due_commit_waits_for_the_job_and_the_task_retries(
 ) -> None:
     simulation = observed(user)
     engine.simulation_run(simulation=simulation, steps=3)
-    engine.tick_start(simulation_id=simulation.pk, step=0)  # commits step 1: the request
+    engine.engine_tick(simulation_id=simulation.pk, step=0)  # commits step 1: the request
     job = ReflectionJob.objects.get(simulation=simulation, agent=KLAUS)
     assert Reflect(job.pk) in sent_work
     assert (job.requested_step, job.due_step, job.status) == (1, 2, JobStatus.PENDING)
 
     # Tick 1's agent steps are decided, but its commit waits for the job.
-    engine.tick_start(simulation_id=simulation.pk, step=1)
+    engine.engine_tick(simulation_id=simulation.pk, step=1)
     simulation.refresh_from_db()
     assert simulation.step == 1
     assert sent_work[-1] == TickCommit(simulation.pk, 1, later=True)
@@ -116,7 +118,7 @@ def test_the_due_commit_waits_for_the_job_and_the_task_retries(
     job.refresh_from_db()
     assert job.attempts == 3
 
-    engine.tick_commit(simulation_id=simulation.pk, step=1)
+    barrier.tick_commit(simulation_id=simulation.pk, step=1)
     simulation.refresh_from_db()
     assert simulation.step == 2
     done = Event.objects.get(simulation=simulation, kind=REFLECTION_DONE)

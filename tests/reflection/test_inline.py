@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.events import REFLECTION_DONE, REFLECTION_REQUESTED
 from agents.reflection.models import JobStatus, ReflectionJob
 from agents.reflection.selectors import reflection_stats
 from memories.models import Evidence, Memory, MemoryKind
+from runtime import engine
 from world.eventlog import simulation_fork, simulation_rebuild, simulation_snapshot
 from world.models import Event
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.models import Decision
 from agents.reflection.models import JobStatus, ReflectionJob
-from agents.workerproc import private_worker
+from runtime import engine
+from runtime.workerproc import private_worker
 from tests.agents import workers
 from world.models import Simulation, SimulationStatus
 

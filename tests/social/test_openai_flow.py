@@ -15,17 +15,17 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import User
 
-from agents import engine
 from agents.cognition.conversation import converse
 from agents.cognition.mind import Mind
 from agents.cognition.prompts import TAKEAWAYS
 from agents.cognition.recall import remember
-from agents.controls.common import context_now
 from agents.models import Commitment, Conversation, PlanItem, PlanLevel
 from agents.services import simulation_create_from_base
 from llm.models import ModelCall
 from memories.models import Memory, MemoryKind
 from memories.services import memories_embed
+from runtime import engine
+from runtime.controls.common import context_now
 from world.eventlog import events_append
 from world.models import Simulation, SimulationStatus
 

@@ -1,0 +1,259 @@
+"""Offline policies of the social loop (rules, not a model): what a resident takes away
+from a conversation (a memo of the news it heard, with who said it, and a planning
+thought), whether it commits to go to a happening it heard of, what it intends after a
+thought, and how it sums up a relationship.
+
+A happening is found in text by its key facts: what (a party, a meeting...), where (a
+place the resident knows), and when (a date and a time window). The facts are kept
+word for word as news passes from one resident to the next, so they survive many hops.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from agents.offline.policy import lines_of, places_of
+from llm.tasks import Inputs
+
+_HAPPENING_WORDS = ("party", "celebration", "gathering", "meeting", "dinner", "concert", "event")
+_WELCOME_WORDS = ("invite", "welcome", "everyone", "anyone", "join", "come")
+_SOCIAL_WORDS = ("friend", "social", "party", "music", "community", "outgoing", "people")
+_MONTH_NAMES = "january february march april may june july august september october november"
+_MONTHS = {m: i for i, m in enumerate(f"{_MONTH_NAMES} december".split(), start=1)}
+_DATE = re.compile(
+    r"\b(?:on\s+)?(?P<month>January|February|March|April|May|June|July|August|September|"
+    r"October|November|December)\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+_CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
+_WINDOW = re.compile(rf"\bfrom\s+{_CLOCK}\s*(?:to|until|-|till)\s*{_CLOCK}", re.IGNORECASE)
+_AT = re.compile(rf"\b(?:at|from)\s+{_CLOCK}(?=\W|$)", re.IGNORECASE)
+# Days a happening may be named by instead of its date (the calendar's, no town's).
+_HOLIDAYS = {
+    "new year's day": (1, 1),
+    "valentine's day": (2, 14),
+    "halloween": (10, 31),
+    "christmas eve": (12, 24),
+    "christmas day": (12, 25),
+    "new year's eve": (12, 31),
+}
+_TOLD = re.compile(r"^(?P<fact>.+?)\s*\((?P<source>[^()]+) told me\)\.?$")
+
+
+@dataclass(frozen=True)
+class Happening:
+    """The key facts of an event: what, where (a sector of the town) and when."""
+
+    what: str
+    place: str
+    day: date | None
+    start: int  # minutes after midnight
+    end: int
+
+
+def _minutes(hour: str, minute: str | None, half: str | None) -> int:
+    h, m = int(hour) % 24, int(minute or 0)
+    half = (half or "").replace(".", "").lower()
+    if half == "pm" and h < 12:
+        h += 12
+    elif half == "am" and h == 12:
+        h = 0
+    elif not half and 1 <= h <= 7:
+        h += 12  # "at 5" for a party means the afternoon
+    return h * 60 + m
+
+
+def happening_in(text: str, places: list[str], today: date) -> Happening | None:
+    """The happening a text tells of, when it names what, a known place and a time."""
+    lowered = text.lower()
+    if not any(word in lowered for word in _HAPPENING_WORDS):
+        return None
+    place = next((p for p in sorted(places, key=len, reverse=True) if p.lower() in lowered), "")
+    window = _WINDOW.search(text)
+    if window:
+        start = _minutes(window[1], window[2], window[3] or window[6])
+        end = _minutes(window[4], window[5], window[6])
+    else:
+        at = _AT.search(text)
+        if not at:
+            return None
+        start = _minutes(at[1], at[2], at[3])
+        end = start + 120
+    if not place or end <= start:
+        return None
+    day: date | None = None
+    found = _DATE.search(text)
+    if found:
+        day = date(today.year, _MONTHS[found["month"].lower()], int(found["day"]))
+    elif holiday := next((d for name, d in _HOLIDAYS.items() if name in lowered), None):
+        day = date(today.year, *holiday)
+    elif "tomorrow" in lowered:
+        day = today + timedelta(days=1)
+    elif "today" in lowered or "tonight" in lowered:
+        day = today
+    what = next(w for w in _HAPPENING_WORDS if w in lowered)
+    return Happening(what=what, place=place, day=day, start=start, end=end)
+
+
+def fact_and_source(memory: str) -> tuple[str, str]:
+    """A memo "<fact> (<name> told me)" as (fact, name); any other memory as (it, "")."""
+    matched = _TOLD.match(memory.strip())
+    if matched:
+        return matched["fact"].strip().rstrip("."), matched["source"].strip()
+    return memory.strip().rstrip("."), ""
+
+
+def third_person(text: str, speaker: str) -> str:
+    """What `speaker` said of itself, told of it: "I am hosting my party" -> "<speaker> is
+    hosting <speaker>'s party"."""
+    replacements = [
+        (r"\bI am\b", f"{speaker} is"),
+        (r"\bI'm\b", f"{speaker} is"),
+        (r"\bI have\b", f"{speaker} has"),
+        (r"\bI've\b", f"{speaker} has"),
+        (r"\bI will\b", f"{speaker} will"),
+        (r"\bI'll\b", f"{speaker} will"),
+        (r"\bmy\b", f"{speaker}'s"),
+        (r"\bMy\b", f"{speaker}'s"),
+        (r"\bI\b", speaker),
+        (r"\bme\b", speaker),
+    ]
+    text = _I_VERB.sub(lambda m: f"{speaker} {m['adverb'] or ''}{verb_after_name(m['verb'])}", text)
+    for pattern, replacement in replacements:
+        text = re.sub(pattern, replacement, text)
+    return text
+
+
+_ADVERBS = "sometimes|often|always|usually|never|also|really|just|still|rarely"
+_I_VERB = re.compile(rf"\bI (?P<adverb>(?:{_ADVERBS}) )?(?P<verb>[a-z]+)\b")
+_NOT_VERBS = {"am", "was", "were", "will", "would", "can", "could", "should", "might", "must"}
+_NOT_VERBS |= {"may", "had", "did", "a", "the", "to", "and", "in", "at", "on", "also", "often"}
+_NOT_VERBS |= {"really", "always", "never", "just"}
+# Irregular past tenses stay as they are after a name ("I told" -> "Maria told").
+_IRREGULAR_PAST = {"told", "said", "met", "went", "saw", "heard", "made", "thought", "knew"}
+_IRREGULAR_PAST |= {"got", "took", "came", "found", "gave", "left", "felt", "kept", "bought"}
+_IRREGULAR_PAST |= {"brought", "began", "ran", "wrote", "spoke", "sent", "spent", "taught"}
+_IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "be": "is"}
+
+
+def verb_after_name(verb: str) -> str:
+    """A verb as it goes after a name: "talk" -> "talks", "watch" -> "watches", "have" ->
+    "has"; a form that already fits ("told", "says", "planned", "could") is kept."""
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb in _NOT_VERBS or verb in _IRREGULAR_PAST or verb.endswith(("ed", "ing")):
+        return verb
+    if re.search(r"[^s]s$", verb) or verb.endswith(("ches", "shes", "sses", "xes")):
+        return verb  # already third person: "associates", "watches"
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return f"{verb}es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return f"{verb[:-1]}ies"
+    return f"{verb}s"
+
+
+def _news_in(line: str) -> str:
+    """The news a line of the offline conversation passes on, as a fact ("" if none)."""
+    text = line.strip()
+    for opener in ("By the way, ", "Oh, and ", "I'm well, thanks! By the way, "):
+        if opener in text:
+            text = text.split(opener, 1)[1]
+            break
+    else:
+        return ""
+    if text.lower().startswith("you are invited"):
+        return ""
+    told = re.match(r"(?P<who>[A-Z][\w'-]+(?: [A-Z][\w'-]+)*) told me that (?P<fact>.+)", text)
+    return fact_and_source(told["fact"] if told else text)[0]
+
+
+def tell(memory: str, speaker: str, first_person: Callable[[str, str], str]) -> str:
+    """How `speaker` passes on a memory: news it heard says who told it ("Maria Lopez told
+    me that ..."), keeping the key facts word for word; its own thoughts in its voice."""
+    fact, source = fact_and_source(memory)
+    if source:
+        return f"{source} told me that {fact}"
+    return first_person(fact, speaker)
+
+
+def takeaways(inputs: Inputs, rng: random.Random) -> tuple[str, str, Happening | None]:
+    """(memo, planning thought, the happening it commits to go to) for `agent_name` after
+    its conversation with `partner`: the first news the partner told, in its key facts."""
+    name, partner = str(inputs["agent_name"]), str(inputs["partner"])
+    said = [
+        line.split(": ", 1)[1]
+        for line in lines_of(inputs["dialogue"])
+        if line.startswith(f"{partner}: ")
+    ]
+    facts = [third_person(fact, partner).rstrip(".") for fact in map(_news_in, said) if fact]
+    facts = [f for f in facts if name not in f]  # news of itself is no news to it
+    if not facts:
+        return "", "", None
+    places = list(places_of(str(inputs["places"])))
+    today = date.fromisoformat(str(inputs["date"]))
+    # A happening one could go to is what a resident remembers first.
+    fact = next((f for f in facts if happening_in(f, places, today)), facts[0])
+    memo = f"{fact} ({partner} told me)."
+    happening = happening_in(fact, places, today)
+    if happening is None or happening.day is None or happening.day < today:
+        return memo, "", None  # news to remember and pass on, nothing to do about it
+    if not _goes(inputs, fact, rng):
+        return memo, f"I heard that {fact[0].lower()}{fact[1:]}, but I will not go.", None
+    when = f"{happening.day:%B} {happening.day.day} at {_clock(happening.start)}"
+    host = re.split(r" (?:is|will|has|was) ", fact, maxsplit=1)[0].strip()
+    whose = f"{host}'s" if host and host != fact and len(host) < 60 else "the"
+    thought = f"I will go to {whose} {happening.what} at {happening.place} on {when}."
+    return memo, thought, happening
+
+
+def _goes(inputs: Inputs, fact: str, rng: random.Random) -> bool:
+    """Whether the resident goes: likelier when it is invited or welcome, knows the host
+    and is a social person."""
+    lowered = fact.lower()
+    chance = 0.25
+    if any(word in lowered for word in _WELCOME_WORDS):
+        chance += 0.25
+    host = fact.split(" is ")[0].strip()
+    relationship = str(inputs["relationship"]).lower()
+    if host and host.lower() in relationship and "does not know" not in relationship:
+        chance += 0.25
+    if any(word in str(inputs["summary"]).lower() for word in _SOCIAL_WORDS):
+        chance += 0.15
+    return rng.random() < chance
+
+
+def intention(inputs: Inputs) -> Happening | None:
+    """A happening the resident's own thought names, to commit to (a whisper)."""
+    places = list(places_of(str(inputs["places"])))
+    today = date.fromisoformat(str(inputs["date"]))
+    happening = happening_in(str(inputs["thought"]), places, today)
+    if happening is not None and happening.day is None:
+        return Happening(happening.what, happening.place, today, happening.start, happening.end)
+    return happening
+
+
+def relationship(inputs: Inputs) -> str:
+    """How `agent_name` stands with `other_name`, from what it retrieved about the other."""
+    name, other = str(inputs["agent_name"]), str(inputs["other_name"])
+    mentions = [re.sub(r"^\d+\.\s*", "", s) for s in lines_of(inputs["statements"]) if other in s]
+    # What one has seen the other doing says little of how they stand: the rest first.
+    known = sorted(mentions, key=lambda s: s.startswith(f"{other} is "))
+    if not known:
+        return f"{name} does not know {other} well yet."
+    first = known[0].rstrip(".")
+    return f"{name} knows {other}: {first}."
+
+
+def _clock(minutes: int) -> str:
+    hour, minute = divmod(minutes, 60)
+    half = "am" if hour < 12 else "pm"
+    return f"{hour % 12 or 12}:{minute:02d}{half}" if minute else f"{hour % 12 or 12}{half}"
+
+
+def clock(minutes: int) -> str:
+    """24-hour "HH:MM" of minutes after midnight."""
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"

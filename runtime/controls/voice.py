@@ -1,0 +1,128 @@
+"""What a user says to a resident: interviews, and whispers as its inner voice."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import transaction
+
+from agents.cognition.prompts import INTERVIEW
+from agents.events import agent_whispered, interview_answered
+from agents.models import Interview
+from llm.importance import importance_rate
+from llm.inputs import agent_identity
+from llm.port import llm_run
+from memories.models import Memory, MemoryKind
+from memories.retrieval import memory_rows
+from memories.selectors import memory_retrieval
+from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
+from runtime.controls.common import append_now
+from world.models import Agent, Event, Simulation
+
+INTERVIEW_MEMORIES = 8  # memories retrieved for each question
+WHISPER_IMPORTANCE = 8  # the least importance of an inner-voice thought
+
+
+def agent_interview(
+    *,
+    simulation: Simulation,
+    agent: Agent,
+    persona: str,
+    question: str,
+    session: str | None = None,
+    remember: bool = False,
+) -> Interview:
+    """Ask the agent a question as `persona`; it answers from its memories and summary.
+
+    The turns of one `session` (a new one when None) make the dialogue of the next. With
+    `remember` the exchange also becomes a conversation memory of the agent. Retrieval
+    touches the memories it returns, as when the agent recalls them itself.
+    """
+    session = session or uuid.uuid4().hex
+    turns = Interview.objects.filter(simulation=simulation, agent=agent, session=session)
+    dialogue: list[str] = []
+    for turn in turns.order_by("number"):
+        dialogue += [f"{turn.persona}: {turn.question}", f"{agent.name}: {turn.answer}"]
+    retrieval = memory_retrieval(
+        simulation=simulation, agent=agent, query=question, k=INTERVIEW_MEMORIES
+    )
+    memories = [m.description for m in memory_rows(retrieval.scored)]
+    answer = llm_run(
+        task=INTERVIEW,
+        inputs={
+            "agent_name": agent.name,
+            "summary": agent.summary or agent_identity(agent),
+            "time": retrieval.now.strftime("%B %d, %Y, %H:%M"),
+            "persona": persona,
+            "memories": [f"{i}. {m}" for i, m in enumerate(memories, 1)] or ["none"],
+            "dialogue": dialogue or ["(nothing yet)"],
+            "question": question,
+        },
+        simulation=simulation,
+        agent=agent,
+    ).answer
+    drafts = [
+        interview_answered(
+            agent=agent.name,
+            session=session,
+            persona=persona,
+            question=question,
+            answer=answer,
+            remembered=remember,
+        ),
+        *memory_touch_drafts(
+            agent=agent.name, numbers=[s.number for s in retrieval.scored], at=retrieval.now
+        ),
+    ]
+    if remember:
+        description = f'{persona} asked {agent.name}: "{question}" {agent.name} said: "{answer}"'
+        importance = importance_rate(simulation=simulation, agent=agent, memory=description)
+        drafts += memory_event_drafts(
+            simulation=simulation,
+            drafts=[
+                MemoryDraft(
+                    agent=agent.name,
+                    kind=MemoryKind.CONVERSATION,
+                    description=description,
+                    importance=importance,
+                    subject=agent.name,
+                    predicate="was interviewed by",
+                    object=persona,
+                )
+            ],
+        )
+    with transaction.atomic():  # the newest interview is ours while the lock is held
+        append_now(simulation=simulation, drafts=drafts)
+        return Interview.objects.filter(simulation=simulation).latest("number")
+
+
+def agent_whisper(*, simulation: Simulation, agent: Agent, statement: str) -> Event:
+    """The agent takes `statement` as its own thought: a thought memory of importance at
+    least WHISPER_IMPORTANCE, acted on (a re-plan) at its next step."""
+    rated = importance_rate(simulation=simulation, agent=agent, memory=statement)
+    memory = MemoryDraft(
+        agent=agent.name,
+        kind=MemoryKind.THOUGHT,
+        description=statement,
+        importance=max(WHISPER_IMPORTANCE, rated),
+    )
+    drafts = [
+        *memory_event_drafts(simulation=simulation, drafts=[memory]),
+        agent_whispered(agent=agent.name, statement=statement),
+    ]
+    return append_now(simulation=simulation, drafts=drafts)[-1]
+
+
+def whisper_memory(*, event: Event) -> Memory | None:
+    """The thought memory a whisper made (the newest of that text at its sim time)."""
+    return (
+        Memory.objects.filter(
+            simulation_id=event.simulation_id,
+            agent__name=event.agent,
+            kind=MemoryKind.THOUGHT,
+            created=event.sim_time,
+            description=event.payload["statement"],
+        )
+        .order_by("-number")
+        .first()
+    )

@@ -1,0 +1,78 @@
+"""The process's thread pools, in one place. Each named pool is made once, when first
+used, with the size its first caller asks for; a run's own pool (`pool_for_run`) closes its
+threads' database connections when the run ends. Work submitted with `in_own_connection`
+closes the connections its thread opened, so a pool thread never holds one idle.
+
+The pools (name: who submits, what waits in it):
+- `agent-step`: the barrier engine, residents of one shard decided at once.
+- `ahead`: the engine that runs residents ahead, a run's decisions and reflections.
+- `ahead-call`: the model port, calls sent ahead of the step that will ask them.
+- `together`: the model port, independent calls of one step made at once.
+- `embed-ahead`: memories, passages embedded while other residents wait on the model.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, suppress
+from typing import Any, TypeVar
+
+from django.db import connection, connections
+
+T = TypeVar("T")
+
+_pools: dict[str, ThreadPoolExecutor] = {}
+_lock = threading.Lock()
+
+
+def pool(name: str, workers: int) -> ThreadPoolExecutor:
+    """The process's pool `name`, made with `workers` threads the first time it is asked."""
+    with _lock:
+        found = _pools.get(name)
+        if found is None:
+            found = _pools[name] = ThreadPoolExecutor(
+                max_workers=max(1, workers), thread_name_prefix=name
+            )
+        return found
+
+
+def in_own_connection(call: Callable[[], T]) -> T:
+    """Run `call`, then close the database connections this thread opened for it."""
+    try:
+        return call()
+    finally:
+        connections.close_all()
+
+
+@contextmanager
+def pool_for_run(name: str, workers: int) -> Iterator[ThreadPoolExecutor]:
+    """A pool that lives as long as the block: when it ends, each thread closes its
+    database connection, then the pool shuts down."""
+    executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix=name)
+    try:
+        yield executor
+    finally:
+        _close(executor)
+
+
+def _close(executor: ThreadPoolExecutor) -> None:
+    threads = len(getattr(executor, "_threads", ()))
+    if threads:
+        gate = threading.Barrier(threads)
+
+        def close() -> None:
+            gate.wait(timeout=30)  # one task for each thread
+            connection.close()
+
+        for future in [executor.submit(close) for _ in range(threads)]:
+            with suppress(threading.BrokenBarrierError):
+                future.result()
+    executor.shutdown(wait=True)
+
+
+def pools_in_use() -> dict[str, Any]:
+    """Name -> threads started, for the process's named pools."""
+    with _lock:
+        return {name: len(getattr(p, "_threads", ())) for name, p in _pools.items()}
