@@ -138,11 +138,7 @@ class CommittedState:
 def _copy(agent: Agent) -> Agent:
     """A copy of the row's instance whose fields can be set apart (its lists and dicts
     are shared: cognition does not change them in place)."""
-    clone = Agent.__new__(Agent)
-    clone.__dict__.update(agent.__dict__)
-    clone._state = copy.copy(agent._state)
-    clone._state.fields_cache = agent._state.fields_cache.copy()
-    return clone
+    return copy.copy(agent)  # Model.__getstate__: its own _state and fields cache
 
 
 @dataclass(frozen=True)
