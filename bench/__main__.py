@@ -30,6 +30,7 @@ BENCHES = (
     "local_model",
     "evaluation",
     "replay",
+    "rebuild",
 )
 
 
