@@ -1,6 +1,6 @@
 """Prompt tasks: a template file, a pydantic output schema and an offline policy, by name.
 
-A template is a text file under `agents/llm/templates/`, kept under version control.
+A template is a text file under `llm/templates/`, kept under version control.
 Leading lines that start with `#` document it and are not sent. The rest is rendered
 with `string.Template`: `${name}` is a named input (`$$` is a literal dollar sign), and
 the inputs must match the placeholders exactly, so a typo fails loudly instead of

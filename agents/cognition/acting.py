@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
+from agents.cognition.blocks import Block
 from agents.cognition.mind import Mind
 from agents.cognition.places import single_occupancy
-from agents.cognition.planning import Block, NextAction, current_block, decompose, decompose_ahead
+from agents.cognition.planning import NextAction, current_block, decompose, decompose_ahead
 from agents.cognition.selectors import object_holder, plan_actions_list
 from agents.events import IDLE, agent_acting, agent_moved, object_state
 from world.addresses import Address

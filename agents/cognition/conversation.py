@@ -9,8 +9,9 @@ from functools import partial
 from agents.cognition import StepContext
 from agents.cognition.mind import Mind, Note, summary_of
 from agents.cognition.news import relationship_with, takeaways_ask, takeaways_keep
+from agents.cognition.outputs import Line
 from agents.cognition.planning import summary
-from agents.cognition.prompts import CONVERSATION_SUMMARY, CONVERSE_LINE, Line
+from agents.cognition.prompts import CONVERSATION_SUMMARY, CONVERSE_LINE
 from agents.cognition.recall import important, remember, statements
 from agents.events import agent_acting, agent_chat_cooldown, conversation_held, plan_revised
 from agents.payloads import ConversationLine

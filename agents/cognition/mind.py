@@ -19,7 +19,7 @@ from world.eventlog import EventDraft
 from world.models import Agent, Simulation
 
 if TYPE_CHECKING:
-    from agents.cognition.planning import Block
+    from agents.cognition.blocks import Block
 
 
 @dataclass

@@ -7,8 +7,9 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 
 from agents.cognition.mind import Mind, Note, summary_of
+from agents.cognition.outputs import CommitmentOut, Takeaways
 from agents.cognition.places import KnownPlaces
-from agents.cognition.prompts import INTENTION, RELATIONSHIP, TAKEAWAYS, CommitmentOut, Takeaways
+from agents.cognition.prompts import INTENTION, RELATIONSHIP, TAKEAWAYS
 from agents.cognition.recall import statements
 from agents.cognition.selectors import commitment_exists
 from agents.events import agent_committed

@@ -6,11 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from agents.cognition.acting import start_action
+from agents.cognition.blocks import Block
 from agents.cognition.conversation import ANYONE, converse
 from agents.cognition.mind import Mind, Note, Sighting
 from agents.cognition.news import relationship_with
 from agents.cognition.places import sector_arena
-from agents.cognition.planning import Block, NextAction, current_block, summary
+from agents.cognition.planning import NextAction, current_block, summary
 from agents.cognition.prompts import REACT, RESPOND_EVENT
 from agents.events import IDLE, agent_learned, agent_perceived, is_idle, plan_revised
 from agents.sleep import is_sleeping

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from agents.cognition.blocks import Block
 from agents.cognition.mind import Mind, Note
 from agents.cognition.news import intend
 from agents.cognition.places import sector_arena
@@ -24,31 +25,9 @@ from agents.cognition.selectors import (
 from agents.events import agent_day_planned, agent_summarized, plan_item, plan_made, plan_revised
 from agents.models import Commitment, PlanLevel
 from agents.payloads import PlanItemPayload
-from agents.sleep import is_sleeping
 from llm.inputs import agent_identity
 from llm.port import llm_run, llm_send_ahead
 from memories.models import MemoryKind
-
-
-@dataclass
-class Block:
-    """An hour block of the plan: what, when and where (sector, arena)."""
-
-    description: str
-    start: datetime
-    minutes: int
-    sector: str
-    arena: str
-    number: int | None = None  # the PlanItem's, once it exists
-    source_memory: int | None = None  # the memory of the commitment it keeps
-
-    @property
-    def end(self) -> datetime:
-        return self.start + timedelta(minutes=self.minutes)
-
-    @property
-    def sleeping(self) -> bool:
-        return is_sleeping(self.description)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agents.cognition.prompts import DECOMPOSITION_MAX
+from agents.cognition.outputs import DECOMPOSITION_MAX
 from agents.offline.actions import actions_for, respond_to
 
 CAFE = "refrigerator, cafe customer seating, cooking area, kitchen sink, behind the cafe counter"

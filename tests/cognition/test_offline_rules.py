@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from agents.cognition.prompts import DECOMPOSITION_MAX
+from agents.cognition.outputs import DECOMPOSITION_MAX
 from agents.offline.actions import actions_for
 from agents.offline.policy import (
     day_plan,
