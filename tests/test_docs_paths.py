@@ -1,0 +1,69 @@
+"""The docs name what exists (issue 29): every path into the code that README.md, docs/ or
+a docstring mentions is there, and every environment variable the code reads is in the
+one list of settings, docs/configuration.md."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ("world", "llm", "memories", "agents", "runtime", "evaluations", "api", "web")
+TOP = (*APPS, "smallville_project", "bench", "tests", "docs")
+# A path into one of the top folders, e.g. runtime/engine/choice.py or agents/offline/.
+PATH = re.compile(r"(?<![\w/.:-])((?:%s)/(?:[\w.*-]+/)*[\w.*-]*)" % "|".join(TOP))
+# What runs write, git-ignored: named in the docs as where to look, not stored.
+WRITTEN = ("bench/results/", "test-artifacts/")
+ENV = re.compile(r"""os\.environ(?:\.get)?[(\[]\s*["']([A-Z][A-Z0-9_]+)["']""")
+
+
+def code_files() -> Iterator[Path]:
+    for top in (*APPS, "smallville_project", "bench"):
+        for path in (ROOT / top).rglob("*.py"):
+            if "migrations" not in path.parts:
+                yield path
+
+
+def docstrings(path: Path) -> Iterator[str]:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            text = ast.get_docstring(node)
+            if text:
+                yield text
+
+
+def texts() -> Iterator[tuple[str, str]]:
+    """(where, text) of README.md, each doc and each docstring of the code."""
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        yield doc.relative_to(ROOT).as_posix(), doc.read_text()
+    for path in code_files():
+        for text in docstrings(path):
+            yield path.relative_to(ROOT).as_posix(), text
+
+
+def exists(mentioned: str) -> bool:
+    path = mentioned.rstrip(".")
+    if path.startswith(WRITTEN) or list(ROOT.glob(path)):
+        return True
+    # A template named by its path inside a templates folder (web/landing.html).
+    return any((templates / path).exists() for templates in ROOT.glob("*/**/templates"))
+
+
+def test_every_path_mentioned_exists() -> None:
+    missing = [
+        f"{where}: {found}"
+        for where, text in texts()
+        for found in PATH.findall(text)
+        if not exists(found)
+    ]
+    assert missing == []
+
+
+def test_every_environment_variable_is_documented() -> None:
+    listed = (ROOT / "docs" / "configuration.md").read_text()
+    read = {name for path in code_files() for name in ENV.findall(path.read_text())}
+    read -= {"DJANGO_SETTINGS_MODULE", "PGAPPNAME"}  # set by the code, not read from a user
+    assert read, "no environment variable found: the pattern is stale"
+    assert sorted(name for name in read if f"`{name}`" not in listed) == []
