@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 APPS = ("world", "llm", "memories", "agents", "runtime", "evaluations", "api", "web")
 TOP = (*APPS, "smallville_project", "bench", "tests", "docs")
 # A path into one of the top folders, e.g. runtime/engine/choice.py or agents/offline/.
-PATH = re.compile(r"(?<![\w/.:-])((?:%s)/(?:[\w.*-]+/)*[\w.*-]*)" % "|".join(TOP))
+FOLDERS = "|".join(TOP)
+PATH = re.compile(rf"(?<![\w/.:-])((?:{FOLDERS})/(?:[\w.*-]+/)*[\w.*-]*)")
 # What runs write, git-ignored: named in the docs as where to look, not stored.
 WRITTEN = ("bench/results/", "test-artifacts/")
 ENV = re.compile(r"""os\.environ(?:\.get)?[(\[]\s*["']([A-Z][A-Z0-9_]+)["']""")
