@@ -1,6 +1,6 @@
 """The docs name what exists (issue 29): every path into the code that README.md, docs/ or
-a docstring mentions is there, and every environment variable the code reads is in the
-one list of settings, docs/configuration.md."""
+a docstring mentions is there, and every environment variable the code reads, or setting
+a doc names, is in the one list of settings, docs/configuration.md."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ PATH = re.compile(rf"(?<![\w/.:-])((?:{FOLDERS})/(?:[\w.*-]+/)*[\w.*-]*)")
 # What runs write, git-ignored: named in the docs as where to look, not stored.
 WRITTEN = ("bench/results/", "test-artifacts/")
 ENV = re.compile(r"""os\.environ(?:\.get)?[(\[]\s*["']([A-Z][A-Z0-9_]+)["']""")
+SETTING = re.compile(r"\bSMALLVILLE_[A-Z0-9_]*[A-Z0-9]\b")
 
 
 def code_files() -> Iterator[Path]:
@@ -68,3 +69,10 @@ def test_every_environment_variable_is_documented() -> None:
     read -= {"DJANGO_SETTINGS_MODULE", "PGAPPNAME"}  # set by the code, not read from a user
     assert read, "no environment variable found: the pattern is stale"
     assert sorted(name for name in read if f"`{name}`" not in listed) == []
+
+
+def test_every_setting_named_is_documented() -> None:
+    listed = (ROOT / "docs" / "configuration.md").read_text()
+    named = {name for _, text in texts() for name in SETTING.findall(text)}
+    named |= {name for path in code_files() for name in SETTING.findall(path.read_text())}
+    assert sorted(name for name in named if f"`{name}`" not in listed) == []
