@@ -1,5 +1,5 @@
 """The docs name what exists (issue 29): every path into the code that README.md, docs/ or
-a docstring mentions is there, and every environment variable the code reads, or setting
+a docstring mentions is there (and the sections they name), and every environment variable the code reads, or setting
 a doc names, is in the one list of settings, docs/configuration.md."""
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ PATH = re.compile(rf"(?<![\w/.:-])((?:{FOLDERS})/(?:[\w.*-]+/)*[\w.*-]*)")
 # What runs write, git-ignored: named in the docs as where to look, not stored.
 WRITTEN = ("bench/results/", "test-artifacts/")
 ENV = re.compile(r"""os\.environ(?:\.get)?[(\[]\s*["']([A-Z][A-Z0-9_]+)["']""")
+# A section named by its doc and title: docs/architecture.md, "The seams".
+SECTION = re.compile(r'(docs/[\w-]+\.md)[,:;]?\s+"([^"]+)"')
 SETTING = re.compile(r"\bSMALLVILLE_[A-Z0-9_]*[A-Z0-9]\b")
 
 
@@ -76,3 +78,14 @@ def test_every_setting_named_is_documented() -> None:
     named = {name for _, text in texts() for name in SETTING.findall(text)}
     named |= {name for path in code_files() for name in SETTING.findall(path.read_text())}
     assert sorted(name for name in named if f"`{name}`" not in listed) == []
+
+
+def test_every_section_named_exists() -> None:
+    missing = []
+    for where, text in texts():
+        for doc, title in SECTION.findall(text):
+            lines = (ROOT / doc).read_text().splitlines() if (ROOT / doc).exists() else []
+            heads = [" ".join(line.lstrip("#").split()) for line in lines if line[:1] == "#"]
+            if not any(" ".join(title.split()) in head for head in heads):
+                missing.append(f"{where}: {doc}, {title!r}")
+    assert missing == []
