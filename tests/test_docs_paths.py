@@ -1,6 +1,7 @@
 """The docs name what exists (issue 29): every path into the code that README.md, docs/ or
-a docstring mentions is there (and the sections they name), and every environment variable the code reads, or setting
-a doc names, is in the one list of settings, docs/configuration.md."""
+a docstring mentions is there, and so is every section they name; every environment
+variable the code reads, and every setting a doc names, is in the one list of settings,
+docs/configuration.md."""
 
 from __future__ import annotations
 
