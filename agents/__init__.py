@@ -1,1 +1,3 @@
-"""Residents (generative agents): identity, state, cognition, language models, the tick."""
+"""Residents (generative agents): the mind. Cognition and reflection, the agents' events and
+projections, configs and bases; the offline stand-in beside it (agents/offline). The
+runtime that runs it is `runtime`."""

@@ -11,7 +11,7 @@ class ModelCall(models.Model):
 
     The row is written when the call is admitted against the budget (so a call in flight
     already counts) and completed when it ends; `finished_at` is empty while in flight.
-    Token counts come from `agents.llm.tokens` for every backend, so costs compare; the
+    Token counts come from `llm.tokens` for every backend, so costs compare; the
     server's own counts, when it reports them, are kept in `usage`.
     """
 

@@ -233,6 +233,10 @@ CELERY_TASK_IGNORE_RESULT = True
 SMALLVILLE_QUEUE = os.environ.get("SMALLVILLE_QUEUE", "smallville")
 CELERY_TASK_DEFAULT_QUEUE = SMALLVILLE_QUEUE
 SMALLVILLE_REFLECTION_QUEUE = f"{SMALLVILLE_QUEUE}.reflection"
+# A reflection job's attempts on a worker, and the first retry's delay in seconds (then
+# doubling, at most 60 s): runtime/reflections.py.
+SMALLVILLE_REFLECTION_MAX_ATTEMPTS = int(os.environ.get("SMALLVILLE_REFLECTION_MAX_ATTEMPTS", "4"))
+SMALLVILLE_REFLECTION_BACKOFF = float(os.environ.get("SMALLVILLE_REFLECTION_BACKOFF", "2"))
 # A task unacknowledged this long (its worker died) is delivered again; keep it above the
 # longest agent-step task (a redelivery while the first copy runs is harmless, only waste).
 CELERY_BROKER_TRANSPORT_OPTIONS = {

@@ -1,5 +1,5 @@
 """Offline policies of talk: whether to talk, the lines of a conversation and its summary
-(the answers to an interview are in `offline_interview`).
+(the answers to an interview are in interview.py).
 
 A line passes on, in the first person, what matters to the speaker (its important thoughts
 and plans, news it heard, ranked by the offline importance rule), so news spreads; never
