@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from agents.cognition import Cognition, StepContext
+from llm.backends import backend_is_remote
 from llm.port import calls_for_step, fallbacks_collected
 from memories.services import memories_embed_ahead
 from smallville_project.pools import pool
@@ -63,7 +64,7 @@ def agents_read(*, simulation: Simulation, names: Sequence[str] | None = None) -
 def agent_threads() -> int:
     """Agents decided at once in a shard: model calls wait on the network, so with a model
     server they overlap; the offline backend is CPU-bound and gains nothing from threads."""
-    if settings.SMALLVILLE_LLM_BACKEND == "offline":
+    if not backend_is_remote():
         return 1
     return max(1, settings.SMALLVILLE_AGENT_THREADS)
 
