@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "agents.reflection",
     "runtime",
     "evaluations",
+    "integration",
     "api",
     "web",
 ]
