@@ -72,9 +72,7 @@ def test_a_profile_is_its_owners_and_checks_a_real_server(
 def test_only_staff_share_a_profile_and_a_shared_one_is_everyones(
     api: APIClient, other_api: APIClient, other_user: User
 ) -> None:
-    refused = api.post(
-        "/api/profiles/", _body("http://127.0.0.1:9/v1", shared=True), format="json"
-    )
+    refused = api.post("/api/profiles/", _body("http://127.0.0.1:9/v1", shared=True), format="json")
     assert refused.status_code == 403
     other_user.is_staff = True
     other_user.save()

@@ -90,6 +90,13 @@ def test_ratings_go_to_their_route_and_the_ledger_money_matches_the_prices(
     shown = api.get(f"/api/simulations/{simulation.pk}/models/").json()
     assert Decimal(shown["cost"]) == usage.cost
     assert shown["routes"] == {"residents": main, "ratings": cheap}
+    summary = api.get(f"/api/simulations/{simulation.pk}/model-calls/summary/").json()
+    by_task = {row["task"]: Decimal(row["cost"]) for row in summary["by_task"]}
+    assert by_task["summary"] == calls.get(task="summary").cost
+    assert by_task["importance"] == sum(c.cost for c in calls.filter(task="importance"))
+    by_agent = {row["agent_name"]: Decimal(row["cost"]) for row in summary["by_agent"]}
+    assert by_agent[agent.name] == usage.cost
+    assert Decimal(summary["budget"]["money_used"]) == usage.cost
 
 
 def _summary_inputs() -> dict[str, Any]:
@@ -101,9 +108,7 @@ def _summary_inputs() -> dict[str, Any]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_money_budget_stops_the_simulation_with_its_reason(
-    user: User, api: APIClient
-) -> None:
+def test_a_money_budget_stops_the_simulation_with_its_reason(user: User, api: APIClient) -> None:
     simulation = _simulation(user)
     agent = simulation.agents.order_by("name").first()
     with PolicyServer() as server:
