@@ -96,3 +96,31 @@ def test_two_simulations_on_two_profiles_call_only_their_own_servers(
         for s in (first, second)
     ]
     assert spans[0]["start"] < spans[1]["end"] and spans[1]["start"] < spans[0]["end"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_on_a_keyless_profile_fails_fast_with_the_reason(
+    user: User, api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    variable = "SMALLVILLE_TEST_ABSENT_KEY"
+    monkeypatch.delenv(variable, raising=False)
+    simulation = _simulation(user, 13)
+    seeded = ModelCall.objects.count()
+    body = {"name": "keyless", "base_url": "http://127.0.0.1:9/v1", "api_key_env": variable}
+    keyless = api.post("/api/profiles/", body, format="json").json()["id"]
+    api.put(
+        f"/api/simulations/{simulation.pk}/models/",
+        {"routes": {"residents": keyless}},
+        format="json",
+    )
+    with celery_worker():
+        engine.simulation_run(simulation=simulation, steps=2)
+        wait_for(
+            lambda: Simulation.objects.get(pk=simulation.pk).status != SimulationStatus.RUNNING,
+            timeout=120,
+            what="the run to stop",
+        )
+    simulation.refresh_from_db()
+    assert simulation.status == SimulationStatus.FAILED
+    assert variable in simulation.status_reason and "not set" in simulation.status_reason
+    assert ModelCall.objects.count() == seeded  # nothing asked, nothing billed

@@ -95,7 +95,7 @@ def test_ratings_go_to_their_route_and_the_ledger_money_matches_the_prices(
     assert by_task["summary"] == calls.get(task="summary").cost
     assert by_task["importance"] == sum(c.cost for c in calls.filter(task="importance"))
     by_agent = {row["agent_name"]: Decimal(row["cost"]) for row in summary["by_agent"]}
-    assert by_agent[agent.name] == usage.cost
+    assert agent is not None and by_agent[agent.name] == usage.cost
     assert Decimal(summary["budget"]["money_used"]) == usage.cost
 
 
