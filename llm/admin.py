@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
@@ -143,6 +144,8 @@ class ModelProfileAdmin(_ModelAdmin):
     list_filter = ["shared", "backend", "dialect"]
     search_fields = ["name", "model", "base_url", "owner__username"]
     autocomplete_fields = ["owner"]
+    # Model servers on a private network are often plain http.
+    formfield_overrides = {models.URLField: {"assume_scheme": "http"}}
 
 
 @admin.register(ModelRoute)

@@ -19,6 +19,7 @@ TASK_GROUPS: dict[str, tuple[str, ...]] = {
     "ratings": ("importance", "importance_many"),
     "summaries": ("summary", "conversation_summary"),
     "reflections": ("reflection_questions", "reflection_insights"),
+    "judge": ("believability_judge",),
 }
 ROUTE_GROUPS = (RESIDENTS, *TASK_GROUPS)
 _MILLION = Decimal(1_000_000)
