@@ -54,6 +54,8 @@ class ModelCallSerializer(serializers.ModelSerializer[ModelCall]):
             "attempt_log",
             "error",
             "fallback",
+            "profile",
+            "cost",
             "created_at",
             "finished_at",
             "ahead",
@@ -76,6 +78,9 @@ class TotalsSerializer(serializers.Serializer[Any]):
     )
     attempts = serializers.IntegerField(help_text="HTTP requests, retries and re-asks included")
     latency_ms = serializers.IntegerField(help_text="summed wall time of the calls")
+    cost = serializers.DecimalField(
+        max_digits=16, decimal_places=8, help_text="the calls' tokens at their profiles' prices"
+    )
 
 
 class TaskTotalsSerializer(TotalsSerializer):
@@ -100,6 +105,10 @@ class BudgetSerializer(serializers.Serializer[Any]):
     tokens = serializers.IntegerField(allow_null=True, help_text="null: no limit")
     calls_used = serializers.IntegerField()
     tokens_used = serializers.IntegerField()
+    money = serializers.DecimalField(
+        max_digits=16, decimal_places=4, allow_null=True, help_text="null: no money budget"
+    )
+    money_used = serializers.DecimalField(max_digits=16, decimal_places=8)
 
 
 class ModelCallSummarySerializer(serializers.Serializer[Any]):

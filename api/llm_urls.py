@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from . import llm_views
+from . import llm_views, profile_views
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path(
@@ -16,5 +16,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "simulations/<int:simulation_pk>/model-calls/summary/",
         llm_views.ModelCallSummaryView.as_view(),
         name="model-call-summary",
+    ),
+    path(
+        "simulations/<int:simulation_pk>/models/",
+        profile_views.SimulationModelsView.as_view(),
+        name="simulation-models",
     ),
 ]

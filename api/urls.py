@@ -5,12 +5,13 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, include, path
 from rest_framework.routers import SimpleRouter
 
-from . import resident_views, simulation_views, token_views, town_views
+from . import profile_views, resident_views, simulation_views, token_views, town_views
 
 router = SimpleRouter()
 router.register("towns", town_views.TownViewSet, basename="town")
 router.register("simulations", simulation_views.SimulationViewSet, basename="simulation")
 router.register("tokens", token_views.ApiTokenViewSet, basename="token")
+router.register("profiles", profile_views.ModelProfileViewSet, basename="profile")
 
 town_router = SimpleRouter()
 town_router.register("locations", town_views.LocationViewSet, basename="location")

@@ -6,12 +6,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from .models import ModelCall, ModelQuota, ModelUsage
+from .models import ModelCall, ModelProfile, ModelQuota, ModelRoute, ModelUsage
 
 
 class HasErrorFilter(admin.SimpleListFilter):
@@ -60,6 +61,7 @@ class ModelCallAdmin(ReadOnlyAdmin):
         "model",
         "prompt_tokens",
         "completion_tokens",
+        "cost",
         "latency_ms",
         "attempts",
         "succeeded",
@@ -79,6 +81,8 @@ class ModelCallAdmin(ReadOnlyAdmin):
         "task",
         "backend",
         "model",
+        "profile",
+        "cost",
         "prompt_text",
         "reply_text",
         "output_json",
@@ -118,8 +122,8 @@ class ModelCallAdmin(ReadOnlyAdmin):
 
 @admin.register(ModelUsage)
 class ModelUsageAdmin(ReadOnlyAdmin):
-    list_display = ["simulation", "calls", "tokens"]
-    readonly_fields = ["simulation", "calls", "tokens"]
+    list_display = ["simulation", "calls", "tokens", "cost", "budget_money"]
+    readonly_fields = ["simulation", "calls", "tokens", "cost", "budget_money"]
 
 
 @admin.register(ModelQuota)
@@ -130,3 +134,21 @@ class ModelQuotaAdmin(_ModelAdmin):
     list_display = ["user", "calls_per_day"]
     search_fields = ["user__username"]
     autocomplete_fields = ["user"]
+
+
+@admin.register(ModelProfile)
+class ModelProfileAdmin(_ModelAdmin):
+    """Model profiles; the key is never here, only the name of the variable holding it."""
+
+    list_display = ["name", "owner", "shared", "backend", "model", "base_url", "api_key_env"]
+    list_filter = ["shared", "backend", "dialect"]
+    search_fields = ["name", "model", "base_url", "owner__username"]
+    autocomplete_fields = ["owner"]
+    # Model servers on a private network are often plain http.
+    formfield_overrides = {models.URLField: {"assume_scheme": "http"}}
+
+
+@admin.register(ModelRoute)
+class ModelRouteAdmin(_ModelAdmin):
+    list_display = ["simulation", "group", "profile"]
+    list_select_related = ["simulation", "profile"]

@@ -8,10 +8,11 @@ openai backend records the server's own counts when it reports them.
 
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -19,11 +20,14 @@ from pydantic import BaseModel, ValidationError
 
 from .context import Fitted, prompt_fit
 from .dialects import DIALECTS
-from .errors import ModelCallFailed, ModelOutputInvalid
+from .errors import ModelCallFailed, ModelOutputInvalid, ProfileUnusable
 from .replies import OutputInvalid as OutputInvalid
 from .replies import parse_reply as parse_reply
 from .tasks import Inputs, PromptTask
 from .tokens import count_message_tokens, count_tokens
+
+if TYPE_CHECKING:
+    from .models import ModelProfile
 
 Message = dict[str, str]
 RESPONSE_FORMATS = ("json_schema", "json_object", "text")
@@ -41,7 +45,7 @@ class LLMConfig:
 
     backend: str
     base_url: str
-    api_key: str
+    api_key: str = field(repr=False)  # never in a log line or an error
     model: str
     timeout: float
     max_retries: int
@@ -55,6 +59,7 @@ class LLMConfig:
     send_task: bool = False  # the task, inputs and seed go with each request (`TASK_FIELD`)
     priority: bool = False  # each request carries its `priority` (vLLM's field)
     server_slots: int = 0  # requests in flight to the server across every process (0: any)
+    temperature: float | None = None  # None: the server's default
 
     @classmethod
     def from_settings(cls) -> LLMConfig:
@@ -85,6 +90,35 @@ class LLMConfig:
                 f"SMALLVILLE_LLM_DIALECT must be auto or one of {', '.join(DIALECTS)}"
             )
         return config
+
+    def for_profile(self, profile: ModelProfile) -> LLMConfig:
+        """These settings with a model profile's server, model, key and manner of asking.
+
+        Raises ProfileUnusable when the profile's key variable is not set in this process.
+        """
+        key = ""
+        if profile.api_key_env:
+            key = os.environ.get(profile.api_key_env, "")
+            if not key:
+                raise ProfileUnusable(
+                    f"model profile {profile.name!r}: the environment variable "
+                    f"{profile.api_key_env} that holds its key is not set",
+                    task="",
+                    attempts=0,
+                )
+        return replace(
+            self,
+            backend=profile.backend,
+            base_url=profile.base_url,
+            api_key=key,
+            model=profile.model or self.model,
+            dialect=profile.dialect,
+            context_tokens=profile.context_tokens,
+            send_task=profile.send_task,
+            priority=profile.priority,
+            server_slots=profile.server_slots,
+            temperature=profile.temperature,
+        )
 
 
 @dataclass(frozen=True)
@@ -163,7 +197,7 @@ def backend_is_remote() -> bool:
     return backend_get().name != "offline"
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def _backend_for(config: LLMConfig) -> Backend:
     if config.backend == "offline":
         return OfflineBackend()

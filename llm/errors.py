@@ -69,3 +69,10 @@ class ModelRequestRejected(ModelCallFailed):
     """The server refused the request for a reason retrying cannot fix (401, 404, 400...)."""
 
     reason = "rejected"
+
+
+class ProfileUnusable(ModelRequestRejected):
+    """The call's model profile cannot be used as it stands (its key's environment variable
+    is not set): it fails at once, before anything is counted or sent."""
+
+    reason = "profile_unusable"

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
+
+from .dialects import DIALECTS
 
 
 class ModelCall(models.Model):
@@ -72,6 +77,21 @@ class ModelCall(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    profile = models.ForeignKey(
+        "llm.ModelProfile",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="calls",
+        help_text="the model profile that answered; empty: the SMALLVILLE_LLM_* settings",
+    )
+    cost = models.DecimalField(
+        max_digits=14,
+        decimal_places=8,
+        default=Decimal(0),
+        db_default=Decimal(0),
+        help_text="the call's tokens at its profile's prices",
+    )
     # What makes a call the same as another (llm/answers.py): one row per key answers or
     # is in flight at a time, and every identical call of the simulation takes its answer.
     key = models.CharField(
@@ -152,6 +172,16 @@ class ModelUsage(models.Model):
     )
     calls = models.PositiveIntegerField(default=0)
     tokens = models.PositiveBigIntegerField(default=0)
+    cost = models.DecimalField(
+        max_digits=16, decimal_places=8, default=Decimal(0), db_default=Decimal(0)
+    )
+    budget_money = models.DecimalField(
+        max_digits=16,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        help_text="no call is admitted once `cost` reaches it; empty: no money budget",
+    )
 
     def __str__(self) -> str:
         return f"simulation {self.simulation_id}: {self.calls} calls, {self.tokens} tokens"
@@ -170,3 +200,74 @@ class ModelQuota(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.calls_per_day or 'no limit'} calls a day"
+
+
+class ModelProfile(models.Model):
+    """A model a simulation can run on: where it is served, how it is asked, what it costs.
+
+    The key is never stored: `api_key_env` names the environment variable of the worker
+    processes that holds it. A profile is its owner's, or everyone's when staff share it.
+    """
+
+    BACKENDS = [("openai", "OpenAI-compatible server"), ("offline", "offline stand-in")]
+    DIALECTS = [(name, name) for name in ("auto", *DIALECTS)]
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="model_profiles"
+    )
+    name = models.CharField(max_length=100)
+    shared = models.BooleanField(default=False, help_text="usable by every user (staff only)")
+    backend = models.CharField(max_length=20, choices=BACKENDS, default="openai")
+    base_url = models.URLField(blank=True, default="", help_text="the server's /v1 URL")
+    model = models.CharField(max_length=200, blank=True, default="")
+    api_key_env = models.CharField(
+        max_length=100,
+        blank=True,
+        default="",
+        validators=[RegexValidator(r"^[A-Z_][A-Z0-9_]*$", "an environment variable's name")],
+        help_text="the NAME of the environment variable holding the key; empty: no key",
+    )
+    dialect = models.CharField(max_length=30, choices=DIALECTS, default="auto")
+    context_tokens = models.PositiveIntegerField(default=0, help_text="0: ask the server")
+    server_slots = models.PositiveIntegerField(default=0, help_text="0: no shared limit")
+    priority = models.BooleanField(default=False, help_text="send each call's priority (vLLM)")
+    send_task = models.BooleanField(
+        default=False, help_text="send each call's task and inputs (the policy server)"
+    )
+    temperature = models.FloatField(null=True, blank=True, help_text="empty: the server's")
+    input_price = models.DecimalField(
+        max_digits=12, decimal_places=4, default=Decimal(0), help_text="per million input tokens"
+    )
+    output_price = models.DecimalField(
+        max_digits=12, decimal_places=4, default=Decimal(0), help_text="per million output tokens"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="llm_profile_owner_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.backend}: {self.model or '-'})"
+
+
+class ModelRoute(models.Model):
+    """Which profile a simulation's calls of a task group go to; group "residents" is the
+    default for all its calls. Without a route, the SMALLVILLE_LLM_* settings answer."""
+
+    simulation = models.ForeignKey(
+        "world.Simulation", on_delete=models.CASCADE, related_name="model_routes"
+    )
+    group = models.CharField(max_length=50)
+    profile = models.ForeignKey(ModelProfile, on_delete=models.PROTECT, related_name="routes")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["simulation", "group"], name="llm_route_one_per_group"),
+        ]
+
+    def __str__(self) -> str:
+        return f"simulation {self.simulation_id}: {self.group} -> {self.profile_id}"

@@ -264,6 +264,8 @@ class OpenAIBackend:
             extra[TASK_FIELD] = task_field(request)
         if self.config.priority:
             extra["priority"] = request.priority
+        if self.config.temperature is not None:
+            options = {**options, "temperature": self.config.temperature}
         return {**options, "extra_body": extra} if extra else options
 
     @contextmanager

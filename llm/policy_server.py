@@ -199,6 +199,7 @@ class PolicyServer:
         self.model = model
         self._gate = PriorityGate(slots) if slots else None
         self.in_flight = self.peak = 0  # answers being worked on now, and the most at once
+        self.answered = 0  # chat completions asked of this server
         self._count = threading.Lock()
         self._server = _Server((host, port), self._handler())
         self._thread: threading.Thread | None = None
@@ -268,6 +269,7 @@ class PolicyServer:
     def _working(self) -> Iterator[None]:
         with self._count:
             self.in_flight += 1
+            self.answered += 1
             self.peak = max(self.peak, self.in_flight)
         try:
             yield

@@ -45,8 +45,6 @@ from .backends import (
     Backend,
     BackendResult,
     ModelRequest,
-    backend_get,
-    backend_is_remote,
     message_list,
 )
 from .context import Fitted
@@ -61,7 +59,8 @@ from .errors import (
     TaskInputError,
     UnknownTask,
 )
-from .models import ModelCall
+from .models import ModelCall, ModelProfile
+from .profiles import call_cost, profile_backend, profile_route
 from .services import model_call_claim, model_call_complete, model_call_take
 from .tasks import Inputs, OutputT, PromptTask, task_get
 
@@ -179,15 +178,21 @@ def llm_run(
     re-asks are spent.
     """
     prompt_task = task_get(task) if isinstance(task, str) else task
-    backend = backend_get()
-    # The prompt, fitted to the model's window; inputs that do not match the template
-    # fail here, before anything is counted.
-    fitted = backend.fit(prompt_task, inputs)
     if agent is not None:
         if simulation is not None and agent.simulation_id != simulation.pk:
             raise ValueError(f"agent {agent.name} is not in simulation {simulation.pk}")
         simulation = simulation or agent.simulation
-    output = _call(prompt_task, inputs, fitted, backend, simulation, agent, shared=shared)
+    # The simulation's profile for the task (llm/profiles.py); a keyless one fails here.
+    profile = profile_route(
+        simulation_id=simulation.pk if simulation else None, task=prompt_task.name
+    )
+    backend = profile_backend(profile)
+    # The prompt, fitted to the model's window; inputs that do not match the template
+    # fail here, before anything is counted.
+    fitted = backend.fit(prompt_task, inputs)
+    output = _call(
+        prompt_task, inputs, fitted, backend, simulation, agent, shared=shared, profile=profile
+    )
     assert output is not None
     return output
 
@@ -205,15 +210,16 @@ def llm_send_ahead(
     whether they do: nothing when the backend answers in process (offline, nothing to
     wait for) or the call is sent already. `inputs` may be a function, called only when
     the call would go (None: it does not). True when it was sent."""
-    if not backend_is_remote():
+    prompt_task = task_get(task) if isinstance(task, str) else task
+    profile = profile_route(simulation_id=simulation.pk, task=prompt_task.name)
+    backend = profile_backend(profile)
+    if backend.name == "offline":
         return False
     if callable(inputs):
         foreseen = inputs()
         if foreseen is None:
             return False
         inputs = foreseen
-    prompt_task = task_get(task) if isinstance(task, str) else task
-    backend = backend_get()
     fitted = backend.fit(prompt_task, inputs)  # a bad input fails here, in the caller
 
     decision = _decision.get()
@@ -222,7 +228,16 @@ def llm_send_ahead(
         with calls_in_background(), fallbacks_collected():
             token = _decision.set(decision)  # in the ledger as made by the step that sent it
             try:
-                _call(prompt_task, inputs, fitted, backend, simulation, agent, ahead=True)
+                _call(
+                    prompt_task,
+                    inputs,
+                    fitted,
+                    backend,
+                    simulation,
+                    agent,
+                    ahead=True,
+                    profile=profile,
+                )
             finally:
                 _decision.reset(token)
 
@@ -238,6 +253,7 @@ def _call(
     agent: Agent | None,
     ahead: bool = False,
     shared: bool = True,
+    profile: ModelProfile | None = None,
 ) -> BaseModel | None:
     """Admit, ask the backend, complete the ledger row: one call of `llm_run`; or take the
     answer of the same call answered or in flight (llm/answers.py). A call sent `ahead`
@@ -278,6 +294,7 @@ def _call(
             key=key,
             holder=process_holder(),
             ahead=ahead,
+            profile_id=profile.pk if profile else None,
         )
         if call is not None:
             break
@@ -297,11 +314,11 @@ def _call(
         except BaseException as exc:  # a bug or an interrupt: still account for the call
             crashed = Attempt(outcome="crashed", error=f"{type(exc).__name__}: {exc}")
             failed = BackendResult(output=None, raw_reply="", attempts=[crashed])
-            _complete(call, failed, started)
+            _complete(call, failed, started, profile)
             raise
         if isinstance(result.failure, ModelOutputInvalid) and backend.name != "offline":
             result = _fail_safe(result, task=prompt_task, inputs=inputs, seed=seed)
-        _complete(call, result, started)
+        _complete(call, result, started, profile)
     if result.fallback and (collected := _fallbacks.get()) is not None:
         collected.append({"task": prompt_task.name, "call": call.pk})
     if result.failure is not None:
@@ -328,7 +345,9 @@ def _fail_safe(
     return result
 
 
-def _complete(call: ModelCall, result: BackendResult, started: float) -> None:
+def _complete(
+    call: ModelCall, result: BackendResult, started: float, profile: ModelProfile | None
+) -> None:
     if result.fallback:
         error = f"fallback: the model's output stayed invalid ({result.attempts[-1].error})"
     elif result.failure is not None:
@@ -337,17 +356,20 @@ def _complete(call: ModelCall, result: BackendResult, started: float) -> None:
         error = result.attempts[-1].error
     else:
         error = ""
+    prompt_tokens = sum(attempt.prompt_tokens for attempt in result.attempts)
+    completion_tokens = sum(attempt.completion_tokens for attempt in result.attempts)
     model_call_complete(
         call=call,
         raw_reply=result.raw_reply,
         output=result.output.model_dump(mode="json") if result.output is not None else None,
-        prompt_tokens=sum(attempt.prompt_tokens for attempt in result.attempts),
-        completion_tokens=sum(attempt.completion_tokens for attempt in result.attempts),
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
         usage=result.usage,
         latency_ms=round((time.monotonic() - started) * 1000),
         attempt_log=[attempt.as_log() for attempt in result.attempts],
         error=error[:4000],
         fallback=result.fallback,
+        cost=call_cost(profile, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
@@ -42,6 +43,7 @@ _TOTALS = {
     "fallbacks": Count("id", filter=Q(fallback=True)),
     "attempts": Coalesce(Sum("attempts"), 0),
     "latency_ms": Coalesce(Sum("latency_ms"), 0),
+    "cost": Coalesce(Sum("cost"), Decimal(0)),
 }
 
 
@@ -75,6 +77,8 @@ def model_call_summary(*, simulation: Simulation) -> dict[str, Any]:
             "tokens": simulation.budget_tokens,
             "calls_used": usage.calls if usage else 0,
             "tokens_used": usage.tokens if usage else 0,
+            "money": usage.budget_money if usage else None,
+            "money_used": usage.cost if usage else Decimal(0),
         },
         "by_task": _grouped(calls, "task"),
         "by_agent": _grouped(calls, "agent_name"),

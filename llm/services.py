@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -98,6 +99,7 @@ def model_call_claim(
     key: str = "",
     holder: str = "",
     ahead: bool = False,
+    profile_id: int | None = None,
 ) -> ModelCall | None:
     """Count a call against the budget and record it as in flight; None when a call with
     the same `key` is in flight or answered in the simulation (take its answer instead:
@@ -126,6 +128,7 @@ def model_call_claim(
         shared=bool(key) and simulation is not None,
         holder=holder,
         ahead=ahead,
+        profile_id=profile_id,
     )
     if simulation is None:
         call.save()
@@ -149,6 +152,7 @@ def model_call_claim(
                     "shared": call.shared,
                     "holder": holder,
                     "ahead": ahead,
+                    "profile": profile_id,
                 },
             )
             allowed, *admitted = cursor.fetchone()
@@ -195,18 +199,19 @@ WITH allowed AS (
     WHERE u.simulation_id = %(simulation)s
       AND (s.budget_calls IS NULL OR u.calls < s.budget_calls)
       AND (s.budget_tokens IS NULL OR u.tokens < s.budget_tokens)
+      AND (u.budget_money IS NULL OR u.cost < u.budget_money)
     FOR UPDATE OF u
 ), admitted AS (
     INSERT INTO {ModelCall._meta.db_table} (
         simulation_id, agent_id, agent_name, decider, step, sim_time, task, priority, backend,
         model, prompt, raw_reply, prompt_tokens, completion_tokens, usage, latency_ms,
         attempts, attempt_log, error, fallback, created_at, key, shared, holder, ahead, takes,
-        taken_by
+        taken_by, profile_id, cost
     )
     SELECT %(simulation)s, %(agent)s, %(agent_name)s, %(decider)s, a.step, a.sim_time,
            %(task)s, %(priority)s, %(backend)s, %(model)s, %(prompt)s, '', 0, 0, '{{}}'::jsonb,
            0, 0, '[]'::jsonb, '', false, now(), %(key)s, %(shared)s, %(holder)s, %(ahead)s, 0,
-           ''
+           '', %(profile)s, 0
     FROM allowed AS a
     ON CONFLICT (simulation_id, key) WHERE shared DO NOTHING
     RETURNING id, step, sim_time, created_at
@@ -230,13 +235,13 @@ WITH prior AS (
         prompt_tokens = %(prompt_tokens)s, completion_tokens = %(completion_tokens)s,
         usage = %(usage)s::jsonb, latency_ms = %(latency_ms)s, attempts = %(attempts)s,
         attempt_log = %(attempt_log)s::jsonb, error = %(error)s, fallback = %(fallback)s,
-        finished_at = %(finished_at)s,
+        finished_at = %(finished_at)s, cost = %(cost)s,
         shared = shared AND %(answered)s AND NOT (SELECT settled FROM prior)
     WHERE id = (SELECT id FROM prior)
     RETURNING simulation_id
 )
 UPDATE {ModelUsage._meta.db_table} SET
-    tokens = tokens + %(tokens)s,
+    tokens = tokens + %(tokens)s, cost = cost + %(cost)s,
     calls = calls + (SELECT CASE WHEN settled THEN 1 ELSE 0 END FROM prior)
 WHERE simulation_id = (SELECT simulation_id FROM done)
 """
@@ -254,8 +259,9 @@ def model_call_complete(
     attempt_log: list[dict[str, Any]],
     error: str,
     fallback: bool = False,
+    cost: Decimal = Decimal(0),
 ) -> None:
-    """Record how the call ended and add its tokens to the simulation's usage."""
+    """Record how the call ended and add its tokens and cost to the simulation's usage."""
     call.raw_reply = raw_reply
     call.output = output
     call.prompt_tokens = prompt_tokens
@@ -266,6 +272,7 @@ def model_call_complete(
     call.attempt_log = attempt_log
     call.error = error
     call.fallback = fallback
+    call.cost = cost
     call.finished_at = timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
@@ -285,6 +292,7 @@ def model_call_complete(
                 "finished_at": call.finished_at,
                 "tokens": prompt_tokens + completion_tokens,
                 "answered": output is not None,
+                "cost": cost,
             },
         )
 
@@ -374,4 +382,13 @@ def _exhausted_reason(sim: Simulation, usage: ModelUsage) -> str:
         spent.append(f"{usage.calls} of {sim.budget_calls} model calls")
     if sim.budget_tokens is not None and usage.tokens >= sim.budget_tokens:
         spent.append(f"{usage.tokens} of {sim.budget_tokens} tokens")
+    if usage.budget_money is not None and usage.cost >= usage.budget_money:
+        spent.append(f"{usage.cost:.4f} of {usage.budget_money} in money")
     return "model budget exhausted: used " + " and ".join(spent)
+
+
+def model_budget_money_set(*, simulation: Simulation, money: Decimal | None) -> ModelUsage:
+    """Stop the simulation's calls once they have cost `money` (None: no money budget)."""
+    ModelUsage.objects.bulk_create([ModelUsage(simulation_id=simulation.pk)], ignore_conflicts=True)
+    ModelUsage.objects.filter(simulation_id=simulation.pk).update(budget_money=money)
+    return ModelUsage.objects.get(simulation_id=simulation.pk)

@@ -75,6 +75,8 @@ def test_summary_per_task_agent_model_and_hour(api: APIClient, rated: Simulation
         "tokens": None,
         "calls_used": 15,
         "tokens_used": totals["tokens"],
+        "money": None,  # no money budget: calls on the settings cost nothing
+        "money_used": "0.00000000",
     }
     assert [row["task"] for row in summary["by_task"]] == ["importance"]
     assert {row["agent_name"]: row["calls"] for row in summary["by_agent"]} == {
