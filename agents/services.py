@@ -36,8 +36,9 @@ def simulation_create_from_base(
     """A new simulation of a base (an id, or a name: the owner's or a shipped one); the
     simulation and its residents are events.
 
-    Raises UnknownBase for a base the owner may not use, ConfigInvalid (field-level messages) for a config that breaks its schema, and
-    SimulationRefused for a start time the clock cannot run from."""
+    Raises UnknownBase for a base the owner may not use, ConfigInvalid (field-level
+    messages) for a config that breaks its schema, and SimulationRefused for a start time
+    the clock cannot run from."""
     row = base_resolve(user=owner, base=base)
     loaded, town = base_loaded(base=row)
     config = config_normalise(config)

@@ -30,7 +30,9 @@ _WRITE_ERRORS = error_responses(400, 401, 403, 404, 413)
         summary="Create a base from a base file",
         responses={201: BaseSerializer, **error_responses(400, 401, 413)},
     ),
-    update=extend_schema(summary="Replace a base", responses={200: BaseSerializer, **_WRITE_ERRORS}),
+    update=extend_schema(
+        summary="Replace a base", responses={200: BaseSerializer, **_WRITE_ERRORS}
+    ),
     partial_update=extend_schema(
         summary="Change a base's top-level fields", responses={200: BaseSerializer, **_WRITE_ERRORS}
     ),
@@ -80,5 +82,7 @@ class BaseViewSet(viewsets.ModelViewSet[Base]):
         body = BaseCopySerializer(data=request.data)
         body.is_valid(raise_exception=True)
         with domain_errors():
-            base = base_copy(base=source, owner=requester(request), name=body.validated_data["name"])
+            base = base_copy(
+                base=source, owner=requester(request), name=body.validated_data["name"]
+            )
         return Response(self.get_serializer(base).data, status=status.HTTP_201_CREATED)

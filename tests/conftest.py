@@ -11,10 +11,10 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from agents.bases.services import bases_shipped_ensure
 from agents.dispatch import Work
 from tests.llm.fake_openai import FakeOpenAI
 from world.models import Town
-from agents.bases.services import bases_shipped_ensure
 from world.towns import town_get_or_import
 
 

@@ -146,7 +146,9 @@ def _layers(rows: list[str], legend: dict[str, dict[str, Any]], world: str) -> d
         sector = block("sector", (e["sector"],)) if "sector" in e else 0
         arena = block("arena", (e["sector"], e["arena"])) if "arena" in e else 0
         thing = block("game_object", ("<all>", e["object"])) if "object" in e else 0
-        spawn = block("spawning_location", (e["sector"], e["arena"], e["spawn"])) if "spawn" in e else 0
+        spawn = (
+            block("spawning_location", (e["sector"], e["arena"], e["spawn"])) if "spawn" in e else 0
+        )
         layers["sector_layer"].append(sector)
         layers["arena_layer"].append(arena)
         layers["game_object_layer"].append(thing)
@@ -197,7 +199,7 @@ def grid_check(data: Any) -> dict[str, Any]:
 @transaction.atomic
 def town_from_grid(*, data: Any) -> Town:
     """A new town from a grid town's data; TownInvalid (nothing written) when bad."""
-    from .towns import _build_location_tree  # noqa: PLC0415  (towns imports this module)
+    from .towns import _build_location_tree  # towns imports this module
 
     fields = grid_check(data)
     if Town.objects.filter(name=fields["name"]).exists():

@@ -158,9 +158,7 @@ class Base(models.Model):
     class Meta:
         ordering = ["name", "id"]
         constraints = [
-            models.UniqueConstraint(
-                Lower("name"), "owner", name="base_unique_name_per_owner"
-            ),
+            models.UniqueConstraint(Lower("name"), "owner", name="base_unique_name_per_owner"),
             models.UniqueConstraint(
                 Lower("name"), condition=models.Q(owner__isnull=True), name="base_unique_shipped"
             ),

@@ -15,6 +15,7 @@ from pathlib import Path
 from django.db import connection, transaction
 
 from .addresses import Address
+from .gridtown import town_from_grid
 from .models import Location, LocationKind, Town
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "smallville"
@@ -216,8 +217,6 @@ def town_get_or_import(name: str = THE_VILLE) -> Town:
     town = Town.objects.filter(name=name).first()
     if town is not None:
         return town
-    from .gridtown import town_from_grid  # noqa: PLC0415  (it imports this module)
-
     source = DATA_DIR / name
     grid = GRID_DIR / f"{name}.json"
     if not source.is_dir() and not grid.is_file():

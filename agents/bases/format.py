@@ -11,8 +11,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
-from pydantic import model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
 
 FORMAT = "smallville-base/1"
 MAX_RESIDENTS = 200
@@ -117,12 +124,19 @@ def document_parse(data: Any) -> Document:
         key = resident.name.casefold()
         if key in seen:
             raise BaseInvalid(
-                {f"residents.{number}.name": [f"{resident.name!r} is the name of resident {seen[key]}"]}
+                {
+                    f"residents.{number}.name": [
+                        f"{resident.name!r} is the name of resident {seen[key]}"
+                    ]
+                }
             )
         seen[key] = number
     for number, resident in enumerate(document.residents):
         for index, relation in enumerate(resident.relationships):
-            if relation.with_.casefold() not in seen or relation.with_.casefold() == resident.name.casefold():
+            if (
+                relation.with_.casefold() not in seen
+                or relation.with_.casefold() == resident.name.casefold()
+            ):
                 raise BaseInvalid(
                     {
                         f"residents.{number}.relationships.{index}.with": [

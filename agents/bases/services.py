@@ -19,7 +19,6 @@ from world.towns import TownFormatError, town_get_or_import
 from .format import BaseInvalid, Document, Resident, document_dump, document_parse
 from .reference import BASES, Base, Persona, UnknownBase, reference_document
 
-
 # Shipped bases written as base files (beside the reference's, agents.bases.reference).
 DATA_DIR = Path(__file__).resolve().parent / "data"
 

@@ -42,9 +42,11 @@ def five() -> dict[str, Any]:
         "start_time": "2024-05-06T00:00:00Z",
         "sec_per_step": 10,
         "residents": [
-            resident("Ines Vark", "Wren cottage", relationships=[
-                {"with": "Bram Vark", "memory": "Ines Vark is Bram Vark's aunt"}
-            ]),
+            resident(
+                "Ines Vark",
+                "Wren cottage",
+                relationships=[{"with": "Bram Vark", "memory": "Ines Vark is Bram Vark's aunt"}],
+            ),
             resident("Bram Vark", "Wren cottage"),
             resident("Cleo Dunn", "Alder house", start={"tile": [20, 14]}),
             resident("Dov Ashby", "Alder house"),
@@ -133,8 +135,11 @@ BAD = [
     ("residents.0.start", {"tile": [500, 3]}, "residents.0.start.tile"),
     ("residents.0.start", {}, "residents.0.start"),
     ("residents.0.seed_memories", ["x" * 1001], "residents.0.seed_memories.0"),
-    ("residents.0.relationships", [{"with": "Nobody Here", "memory": "m"}],
-     "residents.0.relationships.0.with"),
+    (
+        "residents.0.relationships",
+        [{"with": "Nobody Here", "memory": "m"}],
+        "residents.0.relationships.0.with",
+    ),
     ("residents.0.hobby", "chess", "residents.0.hobby"),
     ("residents.0.name", "a:b", "residents.0.name"),
 ]
