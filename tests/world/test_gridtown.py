@@ -76,7 +76,7 @@ BAD = [
     ("rows.5", "#.....kz#", "rows.5"),  # not in the legend
     ("rows.2", "#hbh#...#", "rows"),  # the house walled in
     ("rows", ["." * (MAX_SIDE + 1)], "rows.0"),
-    ("legend.k", {"sector": "tin kiosk", "arena": "counter area"}, "legend.k"),  # case
+    ("legend.k", {"sector": "tin kiosk", "arena": "counter area"}, "legend.t"),  # case
     ("legend.t", {"arena": "counter area", "object": "till"}, "legend.t"),
     ("legend.t", {"sector": "Tin kiosk", "arena": "a:b"}, "legend.t.arena"),
     ("tile_size", 0, "tile_size"),

@@ -8,8 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.bases.reference import BASES
-from agents.bases.services import base_document, base_shipped
+from agents.bases.services import base_document, base_shipped, shipped_names
 from world.models import Base
 
 
@@ -22,7 +21,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         ref: str = options["base"]
-        if ref in BASES:
+        if ref in shipped_names():
             base = base_shipped(ref)
         else:
             found = Base.objects.filter(pk=int(ref)).first() if ref.isdigit() else None
