@@ -18,7 +18,9 @@ class BaseSerializer(serializers.ModelSerializer[Base]):
 
     format = serializers.SerializerMethodField()
     shipped = serializers.BooleanField(read_only=True, help_text="public and read-only")
-    owner = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    owner: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
     residents = serializers.JSONField(
         help_text="[{name, age, innate, learned, currently, lifestyle, living_area, "
         "daily_plan_requirement, start: {address} | {tile: [x, y]}, seed_memories, "

@@ -94,7 +94,7 @@ class Resident(_Strict):
 class Document(_Strict):
     """A base file."""
 
-    format: Literal["smallville-base/1"] = FORMAT
+    format: Literal["smallville-base/1"] = "smallville-base/1"
     name: Annotated[StrictStr, Field(min_length=1, max_length=100)]
     description: Text = ""
     town: Annotated[StrictStr, Field(min_length=1, max_length=100)]

@@ -141,7 +141,9 @@ def base_document(*, base: BaseRow) -> dict[str, Any]:
 
 
 def _name_free(name: str, owner: User | None, exclude: int | None = None) -> None:
-    taken = BaseRow.objects.filter(name__iexact=name).exclude(pk=exclude)
+    taken = BaseRow.objects.filter(name__iexact=name)
+    if exclude is not None:
+        taken = taken.exclude(pk=exclude)
     if taken.filter(owner__isnull=True).exists() or (
         owner is not None and taken.filter(owner=owner).exists()
     ):
