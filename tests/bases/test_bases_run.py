@@ -51,5 +51,12 @@ def test_five_residents_plan_and_move_in_the_village(api: APIClient) -> None:
         assert acting.exists(), agent.name
         for event in acting:
             assert event.payload["address"] in places, (agent.name, event.payload["address"])
+    # The routine's lunch and evening go to the village's own cafe, pub or park.
+    plans = " ".join(
+        PlanItem.objects.filter(simulation=simulation, level=PlanLevel.DAY).values_list(
+            "description", flat=True
+        )
+    )
+    assert "lunch at Kettle cafe" in plans and "relaxing at Linden park" in plans, plans
     seeded = simulation.agents.get(name="Ines Vark").seed_statements
     assert "Ines Vark is Bram Vark's aunt" in seeded  # a relationship is a seed memory
