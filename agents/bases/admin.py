@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.contrib.auth.models import User
 from django.http import HttpRequest
 
 from world.admin import ModelAdmin
@@ -47,6 +48,12 @@ class BaseAdmin(ModelAdmin[Base]):
     @admin.display(boolean=True)
     def shipped(self, base: Base) -> bool:
         return base.shipped
+
+    def save_model(self, request: HttpRequest, obj: Base, form: Any, change: bool) -> None:
+        # Shipped bases come from files only: a base added here belongs to someone.
+        if obj.owner_id is None and isinstance(request.user, User):
+            obj.owner = request.user
+        super().save_model(request, obj, form, change)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return super().has_change_permission(request, obj) and not (obj and obj.shipped)
