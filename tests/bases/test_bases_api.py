@@ -3,7 +3,6 @@ user's not found; every bad field a 400 naming it, with nothing written."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ from rest_framework.test import APIClient
 from world.models import Base
 
 from ..api import error_of
+from ..edits import with_field
 
 TOWN = "brindle_green"
 W = "Brindle Green"
@@ -108,19 +108,6 @@ def test_another_users_base_is_not_found(api: APIClient, other_api: APIClient) -
     assert refused.status_code == 400 and "base" in error_of(refused)["detail"]
 
 
-def _set(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    data = copy.deepcopy(data)
-    *parents, last = path.split(".")
-    here: Any = data
-    for part in parents:
-        here = here[int(part)] if isinstance(here, list) else here[part]
-    if isinstance(here, list):
-        here[int(last)] = value
-    else:
-        here[last] = value
-    return data
-
-
 BAD = [
     ("town", "nowhere_at_all", "town"),
     ("start_time", "yesterday", "start_time"),
@@ -152,7 +139,7 @@ def test_bad_field_is_named_and_nothing_written(
 ) -> None:
     api.get("/api/bases/")  # the shipped ones are rows already
     before = Base.objects.count()
-    response = api.post("/api/bases/", _set(five(), path, value), format="json")
+    response = api.post("/api/bases/", with_field(five(), path, value), format="json")
     assert response.status_code == 400, response.content
     assert field in error_of(response)["detail"], response.content
     assert Base.objects.count() == before
@@ -162,7 +149,7 @@ def test_bad_field_is_named_and_nothing_written(
 def test_bad_update_writes_nothing(api: APIClient) -> None:
     body = api.post("/api/bases/", five(), format="json").json()
     url = f"/api/bases/{body['id']}/"
-    bad = _set(five(), "residents.2.living_area", f"{W}:Nowhere:attic")
+    bad = with_field(five(), "residents.2.living_area", f"{W}:Nowhere:attic")
     response = api.put(url, bad, format="json")
     assert "residents.2.living_area" in error_of(response)["detail"]
     assert api.get(url).json() == body

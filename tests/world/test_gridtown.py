@@ -3,11 +3,11 @@ is named and nothing is written."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
 
+from tests.edits import with_field
 from world.gridtown import MAX_SIDE, TownInvalid, town_from_grid
 from world.models import Location, Town
 from world.paths import location_anchor, path_between_locations
@@ -56,19 +56,6 @@ def test_a_grid_becomes_a_town_with_paths() -> None:
     assert walk
 
 
-def _with(path: str, value: Any) -> dict[str, Any]:
-    data = copy.deepcopy(GRID)
-    *parents, last = path.split(".")
-    here: Any = data
-    for part in parents:
-        here = here[int(part)] if isinstance(here, list) else here[part]
-    if isinstance(here, list):
-        here[int(last)] = value
-    else:
-        here[last] = value
-    return data
-
-
 BAD = [
     ("name", "pebble row!", "name"),
     ("format", "tiled", "format"),
@@ -89,7 +76,7 @@ BAD = [
 def test_bad_field_is_named_and_nothing_written(path: str, value: Any, field: str) -> None:
     before = Town.objects.count()
     with pytest.raises(TownInvalid) as caught:
-        town_from_grid(data=_with(path, value))
+        town_from_grid(data=with_field(GRID, path, value))
     assert field in caught.value.errors, caught.value.errors
     assert Town.objects.count() == before
 
