@@ -26,7 +26,7 @@ MAX_RESIDENTS = 200
 MAX_SEEDS = 100  # seed memories (and relationships) per resident
 MAX_MEMORY_CHARS = 1000  # one seed memory or relationship
 MAX_TEXT_CHARS = 2000  # an identity field
-MAX_DOCUMENT_BYTES = 2_000_000  # a base file (the shipped 25-resident base is ~0.4 MB)
+MAX_DOCUMENT_BYTES = 2_000_000  # a base file (the shipped 25-resident base is 83 kB)
 
 Text = Annotated[StrictStr, Field(max_length=MAX_TEXT_CHARS)]
 Memory = Annotated[StrictStr, Field(min_length=1, max_length=MAX_MEMORY_CHARS)]
