@@ -186,3 +186,6 @@ class ObjectStateAdmin(ReadOnlyAdmin[ObjectState]):
     list_filter = ["simulation"]
     search_fields = ["address", "state", "by_agent"]
     list_select_related = ["simulation"]
+
+
+from .bases import admin as _bases_admin  # noqa: E402,F401  (registers BaseAdmin)

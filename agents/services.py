@@ -8,7 +8,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from agents.bases import base_load
+from agents.bases.selectors import base_resolve
+from agents.bases.services import base_loaded
 from agents.config import config_normalise
 from agents.events import agent_created
 from llm.importance import importance_rate
@@ -19,36 +20,37 @@ from world.clock import sim_time_check
 from world.eventlog import events_append, simulation_fork
 from world.events import simulation_created
 from world.models import Simulation
-from world.towns import town_get_or_import
 
 
 def simulation_create_from_base(
     *,
     owner: User,
-    base: str,
+    base: str | int,
     name: str = "",
     seed: int = 0,
     sec_per_step: int | None = None,
     config: dict[str, Any] | None = None,
     start_time: datetime | None = None,
 ) -> Simulation:
-    """A new simulation of a shipped base; the simulation and its residents are events.
+    """A new simulation of a base (an id, or a name: the owner's or a shipped one); the
+    simulation and its residents are events.
 
-    Raises ConfigInvalid (field-level messages) for a config that breaks its schema, and
-    SimulationRefused for a start time the clock cannot run from."""
-    loaded = base_load(base)
+    Raises UnknownBase for a base the owner may not use, ConfigInvalid (field-level
+    messages) for a config that breaks its schema, and SimulationRefused for a start time
+    the clock cannot run from."""
+    row = base_resolve(user=owner, base=base)
+    loaded, town = base_loaded(base=row)
     config = config_normalise(config)
     model_quota_check(owner_id=owner.pk)  # seeding calls the model: refuse before anything
     start_time = start_time or loaded.start_time
     sec_per_step = sec_per_step or loaded.sec_per_step
     sim_time_check(start=start_time, sec_per_step=sec_per_step)
     with transaction.atomic(durable=True):
-        town = town_get_or_import(loaded.town)
         simulation = Simulation.objects.create(
             owner=owner,
-            name=name or base,
+            name=name or row.name,
             town=town,
-            base=base,
+            base=row.name,
             start_time=start_time,
             sec_per_step=sec_per_step,
             seed=seed,
@@ -58,7 +60,7 @@ def simulation_create_from_base(
             simulation_created(
                 name=simulation.name,
                 town=town.name,
-                base=base,
+                base=row.name,
                 start_time=simulation.start_time.isoformat(),
                 sec_per_step=simulation.sec_per_step,
                 seed=seed,

@@ -23,7 +23,7 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from agents.bases import UnknownBase
+from agents.bases import BaseInvalid, UnknownBase
 from agents.config import ConfigInvalid
 from llm.errors import BudgetExhausted, ModelCallFailed, ModelOutputInvalid, QuotaExceeded
 from memories.embeddings import EmbeddingError
@@ -208,6 +208,8 @@ def api_error(
             return exceptions.ValidationError([message])
         case UnknownBase():
             return exceptions.ValidationError({"base": [message]})
+        case BaseInvalid():  # a base file breaks its schema or its town: errors by field
+            return exceptions.ValidationError(exc.errors, code="invalid_base")
         case ConfigInvalid():  # the config breaks its schema: errors by field
             return exceptions.ValidationError(exc.errors, code="invalid_config")
         case SimTimeOutOfReach():
@@ -260,6 +262,7 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
     described = {
         400: "Malformed request (bad JSON, wrong types, unknown fields or values).",
         401: "Not authenticated: send `Authorization: Token <key>` or a session cookie.",
+        403: "Not allowed: e.g. a shipped base is read-only.",
         404: "Not found, or not yours.",
         409: "The simulation's status does not allow it (e.g. it is already running).",
         413: "The request body is larger than the limit.",

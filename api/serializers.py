@@ -156,15 +156,26 @@ class SimulationSerializer(serializers.ModelSerializer[Simulation]):
         read_only_fields = fields
 
 
-class SimulationCreateSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
-    """A new simulation of a shipped base; unknown fields are rejected."""
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})
+class BaseRefField(serializers.Field):  # type: ignore[type-arg]
+    """A base by id (an integer) or by name (a string)."""
 
-    base = serializers.ChoiceField(
-        choices=sorted(BASES),
-        help_text="a shipped base",
-        error_messages={
-            "invalid_choice": '"{input}" is not a base; choose one of ' + ", ".join(sorted(BASES))
-        },
+    def to_internal_value(self, data: Any) -> int | str:
+        if isinstance(data, bool) or not isinstance(data, int | str) or data == "":
+            raise serializers.ValidationError("a base's id (an integer) or its name (a string)")
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class SimulationCreateSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    """A new simulation of a base; unknown fields are rejected."""
+
+    base = BaseRefField(
+        help_text="a base's id, or the name of one of yours or of a shipped one ("
+        + ", ".join(sorted(BASES))
+        + ")"
     )
     name = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
     seed = StrictIntegerField(min_value=0, max_value=MAX_SEED, required=False, default=0)

@@ -5,9 +5,17 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, include, path
 from rest_framework.routers import SimpleRouter
 
-from . import profile_views, resident_views, simulation_views, token_views, town_views
+from . import (
+    base_views,
+    profile_views,
+    resident_views,
+    simulation_views,
+    token_views,
+    town_views,
+)
 
 router = SimpleRouter()
+router.register("bases", base_views.BaseViewSet, basename="base")
 router.register("towns", town_views.TownViewSet, basename="town")
 router.register("simulations", simulation_views.SimulationViewSet, basename="simulation")
 router.register("tokens", token_views.ApiTokenViewSet, basename="token")

@@ -11,6 +11,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from agents.bases.services import bases_shipped_ensure
 from runtime.dispatch import Work
 from tests.llm.fake_openai import FakeOpenAI
 from world.models import Town
@@ -21,6 +22,7 @@ from world.towns import town_get_or_import
 def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
     with django_db_blocker.unblock():
         town_get_or_import()
+        bases_shipped_ensure()  # the shipped bases as rows (and their towns)
     yield
 
 

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models.functions import Lower
 
 
 class Town(models.Model):
@@ -130,6 +131,45 @@ class Simulation(models.Model):
     @property
     def sim_time(self) -> datetime:
         return self.sim_time_at(self.step)
+
+
+class Base(models.Model):
+    """What a simulation starts from: a town, a start time, seconds per step and residents
+    (`residents` in the base file format, agents.bases.format). Owned by a user, or shipped
+    (no owner): public and read-only."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="bases",
+        help_text="empty for a shipped base",
+    )
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True, default="")
+    town = models.CharField(max_length=100, help_text="the town's name, e.g. the_ville")
+    start_time = models.DateTimeField(help_text="sim time at step 0")
+    sec_per_step = models.PositiveIntegerField(default=10)
+    residents = models.JSONField(default=list, help_text="the residents, as in the base file")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), "owner", name="base_unique_name_per_owner"),
+            models.UniqueConstraint(
+                Lower("name"), condition=models.Q(owner__isnull=True), name="base_unique_shipped"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def shipped(self) -> bool:
+        return self.owner_id is None
 
 
 class Event(models.Model):

@@ -15,9 +15,11 @@ from pathlib import Path
 from django.db import connection, transaction
 
 from .addresses import Address
+from .gridtown import town_from_grid
 from .models import Location, LocationKind, Town
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "smallville"
+GRID_DIR = Path(__file__).resolve().parent / "data" / "towns"  # shipped grid towns, <name>.json
 THE_VILLE = "the_ville"
 
 # Town field -> maze file stem; legend files use the same stems with _blocks.
@@ -216,7 +218,8 @@ def town_get_or_import(name: str = THE_VILLE) -> Town:
     if town is not None:
         return town
     source = DATA_DIR / name
-    if not source.is_dir():
+    grid = GRID_DIR / f"{name}.json"
+    if not source.is_dir() and not grid.is_file():
         raise TownFormatError(f"no shipped town called {name!r}")
     # Simultaneous first uses (creates of its bases) import it once: the others wait on
     # the lock, then find the committed town.
@@ -224,6 +227,8 @@ def town_get_or_import(name: str = THE_VILLE) -> Town:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"town:{name}"])
         town = Town.objects.filter(name=name).first()
-        if town is None:
+        if town is None and source.is_dir():
             town = town_import(source=source, name=name)
+        elif town is None:
+            town = town_from_grid(data=json.loads(grid.read_text()))
     return town

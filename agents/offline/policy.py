@@ -125,6 +125,25 @@ def routine(inputs: Inputs) -> Routine:
     return Routine(wake, bed, times.get("dinner", 18 * 60), start, max(end, start + 60), workplace)
 
 
+# Kinds of public place the routine goes to, by the words of an arena's name.
+_PLACE_KINDS = {
+    "pub": ("pub", "bar", "tavern"),
+    "park": ("park", "green"),
+    "cafe": ("cafe", "café", "restaurant", "diner", "bistro"),
+}
+
+
+def _sectors_with(places: dict[str, list[str]], kind: str) -> list[str]:
+    """The known sectors with an arena of this kind, by name (a town's places, not names
+    the code knows)."""
+    words = _PLACE_KINDS[kind]
+    return sorted(
+        sector
+        for sector, arenas in places.items()
+        if any(w in re.findall(r"[\w']+", a.lower()) for a in arenas for w in words)
+    )
+
+
 def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
     """(description, start, duration) items in broad strokes."""
     r = routine(inputs)
@@ -132,9 +151,12 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
     if r.workplace and "student" in str(inputs["summary"]).lower():
         work = f"studying at {r.workplace}"
     places = places_of(str(inputs["places"]))
-    evenings = [p for p in ("The Rose and Crown Pub", "Johnson Park", "Hobbs Cafe") if p in places]
+    evenings = [
+        sector for kind in ("pub", "park", "cafe") for sector in _sectors_with(places, kind)
+    ]
     evening = f"relaxing at {rng.choice(evenings)}" if evenings else "relaxing at home"
-    lunch = "having lunch at Hobbs Cafe" if "Hobbs Cafe" in places else "having lunch at home"
+    cafes = _sectors_with(places, "cafe")
+    lunch = f"having lunch at {cafes[0]}" if cafes else "having lunch at home"
     items: list[tuple[str, int]] = []
     if r.bed < r.wake:
         items += [("staying up at home", 0), ("sleeping", r.bed)]

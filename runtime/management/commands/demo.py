@@ -12,7 +12,8 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
-from agents.bases import base_load
+from agents.bases.selectors import base_resolve
+from agents.bases.services import base_loaded
 from agents.events import AGENT_ACTING, AGENT_ARRIVED, AGENT_HEADED, AGENT_PERCEIVED
 from agents.services import simulation_create_from_base
 from llm.local import LocalModelServer
@@ -23,11 +24,8 @@ from world.addresses import Address
 from world.models import Location, LocationKind, Simulation, SimulationStatus, Town
 from world.paths import grid_stats, path_between_locations
 from world.selectors import address_at
-from world.towns import town_get_or_import
 
 DEMO_USER = "demo"
-PATH_FROM = "the Ville:Isabella Rodriguez's apartment:main room"
-PATH_TO = "the Ville:Hobbs Cafe:cafe"
 OFFLINE = "the offline backend: deterministic rules standing in for a model, not a model"
 FLOOR = (
     "{model} is a small model (the bundled SmolLM2-135M-Instruct has 135 million "
@@ -81,10 +79,10 @@ class Command(BaseCommand):
         self._model = worker_env.get("SMALLVILLE_LLM_MODEL", "")
         self._printed: set[int] = set()  # above _floor; every call up to it is printed
         self._floor = 0
-        town = town_get_or_import()
-        self._show_town(town)
         owner, _ = User.objects.get_or_create(username=DEMO_USER)
-        base = base_load(options["base"])
+        row = base_resolve(user=owner, base=options["base"])
+        base, town = base_loaded(base=row)
+        self._show_town(town)
         hours, _, minutes = options["start"].partition(":")
         start = base.start_time.replace(hour=int(hours), minute=int(minutes or 0))
         simulation = simulation_create_from_base(
@@ -96,9 +94,7 @@ class Command(BaseCommand):
             config={"cognition": options["cognition"]},
         )
         self._show_residents(simulation, town)
-        path = path_between_locations(town=town, from_address=PATH_FROM, to_address=PATH_TO)
-        self.stdout.write(f"\nPath {short(PATH_FROM)} -> {short(PATH_TO)}: {len(path) - 1} steps")
-        self.stdout.write("  " + " ".join(f"({x},{y})" for x, y in path))
+        self._show_path(simulation, town)
         self._run(simulation, options["steps"], worker_env)
         self._show_source(simulation)
         self._show_timeline(simulation)
@@ -168,6 +164,25 @@ class Command(BaseCommand):
             f"{simulation.memories.count()} memories. Browse them at /admin/ or "
             f"GET /api/simulations/{simulation.pk}/events/"
         )
+
+    def _show_path(self, simulation: Simulation, town: Town) -> None:
+        """A walk from the first resident's home to the first arena of another sector."""
+        home = simulation.agents.order_by("name").values_list("living_area", flat=True).first()
+        if not home:
+            return
+        sector = Address.parse(home).sector
+        away = (
+            Location.objects.filter(town=town, kind=LocationKind.ARENA)
+            .exclude(address__startswith=f"{town.world_name}:{sector}:")
+            .order_by("address")
+            .values_list("address", flat=True)
+            .first()
+        )
+        if away is None:
+            return
+        path = path_between_locations(town=town, from_address=home, to_address=away)
+        self.stdout.write(f"\nPath {short(home)} -> {short(away)}: {len(path) - 1} steps")
+        self.stdout.write("  " + " ".join(f"({x},{y})" for x, y in path))
 
     def _show_town(self, town: Town) -> None:
         counts = {

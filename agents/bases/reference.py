@@ -1,4 +1,5 @@
-"""The shipped Smallville bases: residents, their start tiles, and their seed statements."""
+"""The shipped Smallville bases as the reference implementation stores them: residents, their
+start tiles and seed statements (`base_load`), and as base files (`reference_document`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from world.towns import DATA_DIR
+
+from .format import FORMAT
 
 # base name -> whisper CSV in the town folder (seed memories).
 BASES = {
@@ -99,3 +102,32 @@ def base_load(name: str) -> Base:
         sec_per_step=int(meta["sec_per_step"]),
         personas=tuple(personas),
     )
+
+
+# Identity keys of a resident in a base file, as agents.bases.services reads them back.
+_RESIDENT_KEYS = (
+    "first_name", "last_name", "age", "innate", "learned", "currently", "lifestyle",
+    "living_area", "daily_plan_requirement", "spatial_memory", "vision_radius",
+    "attention_bandwidth", "retention", "recency_decay", "reflection_threshold",
+)  # fmt: skip
+
+
+def reference_document(name: str) -> dict[str, Any]:
+    """The shipped base `name` as a base file (seed statements as seed memories)."""
+    loaded = base_load(name)
+    residents = []
+    for persona in loaded.personas:
+        resident: dict[str, Any] = {"name": persona.name}
+        resident |= {key: persona.identity[key] for key in _RESIDENT_KEYS}
+        resident["start"] = {"tile": list(persona.tile)}
+        resident["seed_memories"] = list(persona.identity["seed_statements"])
+        residents.append({k: v for k, v in resident.items() if v is not None})
+    return {
+        "format": FORMAT,
+        "name": name,
+        "description": f"the reference implementation's {name}",
+        "town": loaded.town,
+        "start_time": loaded.start_time.isoformat(),
+        "sec_per_step": loaded.sec_per_step,
+        "residents": residents,
+    }

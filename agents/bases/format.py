@@ -1,0 +1,152 @@
+"""The base file format (JSON, `smallville-base/1`): one schema for REST, the admin and files.
+
+A document is checked in two passes: `document_parse` (shapes, sizes, ranges, unique names)
+needs nothing else; `agents.bases.services` then checks it against its town (places and
+tiles). Both raise BaseInvalid with messages keyed by the field's path, e.g.
+`residents.2.living_area`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
+
+FORMAT = "smallville-base/1"
+MAX_RESIDENTS = 200
+MAX_SEEDS = 100  # seed memories (and relationships) per resident
+MAX_MEMORY_CHARS = 1000  # one seed memory or relationship
+MAX_TEXT_CHARS = 2000  # an identity field
+MAX_DOCUMENT_BYTES = 2_000_000  # a base file (the shipped 25-resident base is 83 kB)
+
+Text = Annotated[StrictStr, Field(max_length=MAX_TEXT_CHARS)]
+Memory = Annotated[StrictStr, Field(min_length=1, max_length=MAX_MEMORY_CHARS)]
+Name = Annotated[StrictStr, Field(min_length=1, max_length=200, pattern=r"^[^/:\\]*\w[^/:\\]*$")]
+Small = Annotated[StrictInt, Field(ge=1, le=64)]
+
+
+class BaseInvalid(ValueError):
+    """A base breaks its schema or does not fit its town: `errors` maps field paths to messages."""
+
+    def __init__(self, errors: dict[str, list[str]]) -> None:
+        super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()))
+        self.errors = errors
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Start(_Strict):
+    """Where a resident starts: a place's address (its first walkable tile) or a tile."""
+
+    address: Annotated[StrictStr, Field(min_length=1, max_length=600)] | None = None
+    tile: tuple[StrictInt, StrictInt] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> Start:
+        if (self.address is None) == (self.tile is None):
+            raise ValueError("give exactly one of address and tile")
+        return self
+
+
+class Relationship(_Strict):
+    """What the resident knows of another resident of the base; seeded as a memory."""
+
+    with_: Name = Field(alias="with")
+    memory: Memory
+
+
+class Resident(_Strict):
+    """A resident: the reference's identity fields, a start, seed memories, relationships."""
+
+    name: Name
+    first_name: Annotated[StrictStr, Field(max_length=100)] = ""
+    last_name: Annotated[StrictStr, Field(max_length=100)] = ""
+    age: Annotated[StrictInt, Field(ge=0, le=150)] | None = None
+    innate: Text = ""
+    learned: Text = ""
+    currently: Text = ""
+    lifestyle: Text = ""
+    living_area: Annotated[StrictStr, Field(max_length=600)] = ""
+    daily_plan_requirement: Text = ""
+    start: Start
+    seed_memories: list[Memory] = Field(default_factory=list, max_length=MAX_SEEDS)
+    relationships: list[Relationship] = Field(default_factory=list, max_length=MAX_SEEDS)
+    # Places the resident knows, {world: {sector: {arena: [objects]}}}; empty: the whole town.
+    spatial_memory: dict[str, dict[str, dict[str, list[StrictStr]]]] | None = None
+    vision_radius: Small = 8
+    attention_bandwidth: Small = 8
+    retention: Small = 8
+    recency_decay: Annotated[float, Field(gt=0, le=1)] = 0.995
+    reflection_threshold: Annotated[StrictInt, Field(ge=1, le=100_000)] = 150
+
+
+class Document(_Strict):
+    """A base file."""
+
+    format: Literal["smallville-base/1"] = "smallville-base/1"
+    name: Annotated[StrictStr, Field(min_length=1, max_length=100)]
+    description: Text = ""
+    town: Annotated[StrictStr, Field(min_length=1, max_length=100)]
+    start_time: datetime
+    sec_per_step: Annotated[StrictInt, Field(ge=1, le=3600)] = 10
+    residents: list[Resident] = Field(min_length=1, max_length=MAX_RESIDENTS)
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "non_field_errors"
+
+
+def document_parse(data: Any) -> Document:
+    """The document `data` (parsed JSON), or BaseInvalid naming each bad field."""
+    if not isinstance(data, dict):
+        raise BaseInvalid({"non_field_errors": ["a base is a JSON object"]})
+    try:
+        document = Document.model_validate(data)
+    except ValidationError as exc:
+        errors: dict[str, list[str]] = {}
+        for error in exc.errors():
+            loc = tuple(p for p in error["loc"] if p != "with_") or ()
+            errors.setdefault(_path(loc), []).append(error["msg"])
+        raise BaseInvalid(errors) from None
+    seen: dict[str, int] = {}
+    for number, resident in enumerate(document.residents):
+        key = resident.name.casefold()
+        if key in seen:
+            raise BaseInvalid(
+                {
+                    f"residents.{number}.name": [
+                        f"{resident.name!r} is the name of resident {seen[key]}"
+                    ]
+                }
+            )
+        seen[key] = number
+    for number, resident in enumerate(document.residents):
+        for index, relation in enumerate(resident.relationships):
+            if (
+                relation.with_.casefold() not in seen
+                or relation.with_.casefold() == resident.name.casefold()
+            ):
+                raise BaseInvalid(
+                    {
+                        f"residents.{number}.relationships.{index}.with": [
+                            f"{relation.with_!r} is not another resident of this base"
+                        ]
+                    }
+                )
+    return document
+
+
+def document_dump(document: Document) -> dict[str, Any]:
+    """The document as JSON-ready data (what export writes and import reads)."""
+    return document.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -1,0 +1,218 @@
+"""Writes on bases (create, update, copy, delete, the shipped ones' import), and a base's
+residents as the engine starts them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, connection, transaction
+
+from world.addresses import Address
+from world.models import Base as BaseRow
+from world.models import Location, LocationKind, Town
+from world.paths import location_anchor, reaches_places, walkable
+from world.towns import TownFormatError, town_get_or_import
+
+from .format import BaseInvalid, Document, Resident, document_dump, document_parse
+from .reference import BASES, Base, Persona, UnknownBase, reference_document
+
+# Shipped bases written as base files (beside the reference's, agents.bases.reference).
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+
+def shipped_names() -> list[str]:
+    """Every shipped base's name: the reference's, then the base files of DATA_DIR."""
+    return [*BASES, *sorted(path.stem for path in DATA_DIR.glob("*.json"))]
+
+
+def _shipped_document(name: str) -> dict[str, Any]:
+    if name in BASES:
+        return reference_document(name)
+    path = DATA_DIR / f"{name}.json"
+    if name not in shipped_names():
+        raise UnknownBase(f"no shipped base {name!r}")
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def _town(name: str) -> Town:
+    try:
+        return Town.objects.get(name=name)
+    except Town.DoesNotExist:
+        pass
+    try:
+        return town_get_or_import(name)
+    except TownFormatError:
+        known = ", ".join(Town.objects.order_by("name").values_list("name", flat=True))
+        raise BaseInvalid({"town": [f"no town called {name!r}; known: {known}"]}) from None
+
+
+def _town_places(town: Town) -> dict[str, dict[str, dict[str, list[str]]]]:
+    """{world: {sector: {arena: [objects]}}}: every arena and object of the town."""
+    places: dict[str, dict[str, dict[str, list[str]]]] = {}
+    rows = Location.objects.filter(
+        town=town, kind__in=[LocationKind.ARENA, LocationKind.OBJECT]
+    ).values_list("address", flat=True)
+    for address in sorted(rows):
+        place = Address.parse(address)
+        objects = places.setdefault(place.world, {}).setdefault(place.sector, {})
+        arena = objects.setdefault(place.arena, [])
+        if place.is_object:
+            arena.append(place.object)
+    return places
+
+
+def _start_tile(town: Town, resident: Resident, field: str) -> tuple[int, int]:
+    start = resident.start
+    if start.address is not None:
+        try:
+            return location_anchor(town=town, address=start.address)
+        except ValueError as exc:
+            raise BaseInvalid({f"{field}.start.address": [str(exc)]}) from None
+    assert start.tile is not None
+    if not walkable(town=town, tile=start.tile):
+        raise BaseInvalid({f"{field}.start.tile": [f"{list(start.tile)} is not walkable"]})
+    if not reaches_places(town=town, tile=start.tile):
+        raise BaseInvalid({f"{field}.start.tile": [f"{list(start.tile)} reaches no place"]})
+    return start.tile
+
+
+def document_check(data: Any) -> tuple[Document, Town, list[tuple[int, int]]]:
+    """The document, its town and each resident's start tile; BaseInvalid naming the field
+    for a bad shape or a place, tile or town that does not exist."""
+    document = document_parse(data)
+    town = _town(document.town)
+    addresses = set(Location.objects.filter(town=town).values_list("address", flat=True))
+    tiles = []
+    for number, resident in enumerate(document.residents):
+        field = f"residents.{number}"
+        if resident.living_area and resident.living_area not in addresses:
+            raise BaseInvalid(
+                {f"{field}.living_area": [f"{resident.living_area!r} is no place of {town.name}"]}
+            )
+        tiles.append(_start_tile(town, resident, field))
+    return document, town, tiles
+
+
+def _identity(resident: Resident, known: dict[str, Any]) -> dict[str, Any]:
+    """The identity of agent_created (agents.projections.IDENTITY_FIELDS)."""
+    fields = resident.model_dump(
+        exclude={"name", "start", "seed_memories", "relationships", "spatial_memory"}
+    )
+    fields["first_name"] = resident.first_name or resident.name.partition(" ")[0]
+    fields["last_name"] = resident.last_name or resident.name.partition(" ")[2]
+    fields["spatial_memory"] = resident.spatial_memory or known
+    statements = [*resident.seed_memories, *(r.memory for r in resident.relationships)]
+    return {**fields, "seed_statements": statements, "user_controlled": False}
+
+
+def base_loaded(*, base: BaseRow) -> tuple[Base, Town]:
+    """The base's residents as the engine starts them, and its town."""
+    document, town, tiles = document_check(base_document(base=base))
+    known = _town_places(town) if any(not r.spatial_memory for r in document.residents) else {}
+    personas = tuple(
+        Persona(name=r.name, identity=_identity(r, known), tile=(int(tile[0]), int(tile[1])))
+        for r, tile in zip(document.residents, tiles, strict=True)
+    )
+    loaded = Base(
+        name=base.name,
+        town=town.name,
+        start_time=document.start_time,
+        sec_per_step=document.sec_per_step,
+        personas=personas,
+    )
+    return loaded, town
+
+
+def base_document(*, base: BaseRow) -> dict[str, Any]:
+    """The base as a base file."""
+    return {
+        "format": "smallville-base/1",
+        "name": base.name,
+        "description": base.description,
+        "town": base.town,
+        "start_time": base.start_time.isoformat(),
+        "sec_per_step": base.sec_per_step,
+        "residents": base.residents,
+    }
+
+
+def _name_free(name: str, owner: User | None, exclude: int | None = None) -> None:
+    taken = BaseRow.objects.filter(name__iexact=name)
+    if exclude is not None:
+        taken = taken.exclude(pk=exclude)
+    if taken.filter(owner__isnull=True).exists() or (
+        owner is not None and taken.filter(owner=owner).exists()
+    ):
+        raise BaseInvalid({"name": [f"a base called {name!r} exists already"]})
+
+
+def _save(base: BaseRow, document: Document) -> BaseRow:
+    dumped = document_dump(document)
+    base.name = document.name
+    base.description = document.description
+    base.town = document.town
+    base.start_time = document.start_time
+    base.sec_per_step = document.sec_per_step
+    base.residents = dumped["residents"]
+    try:
+        with transaction.atomic():
+            base.save()
+    except IntegrityError:  # a simultaneous write took the name
+        raise BaseInvalid({"name": [f"a base called {document.name!r} exists already"]}) from None
+    return base
+
+
+def base_create(*, owner: User | None, data: Any) -> BaseRow:
+    """A new base from a base file's data; BaseInvalid (and nothing written) when bad."""
+    document, _, _ = document_check(data)
+    _name_free(document.name, owner)
+    return _save(BaseRow(owner=owner), document)
+
+
+def base_update(*, base: BaseRow, data: Any, partial: bool = False) -> BaseRow:
+    """Replace the base (or, `partial`, the top-level fields given) from base-file data."""
+    if partial and isinstance(data, dict):
+        data = {**base_document(base=base), **data}
+    document, _, _ = document_check(data)
+    _name_free(document.name, base.owner, exclude=base.pk)
+    return _save(base, document)
+
+
+def base_copy(*, base: BaseRow, owner: User, name: str = "") -> BaseRow:
+    """An owned copy of a base (the caller's or a shipped one)."""
+    data = base_document(base=base)
+    if not name:
+        name = f"{base.name} (copy)"
+        number = 2
+        while BaseRow.objects.filter(owner=owner, name__iexact=name).exists():
+            name, number = f"{base.name} (copy {number})", number + 1
+    return base_create(owner=owner, data={**data, "name": name})
+
+
+def base_delete(*, base: BaseRow) -> None:
+    base.delete()
+
+
+def base_shipped(name: str) -> BaseRow:
+    """The shipped base `name`, imported from the reference's files on first use."""
+    base = BaseRow.objects.filter(owner__isnull=True, name=name).first()
+    if base is not None:
+        return base
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"base:{name}"])
+        base = BaseRow.objects.filter(owner__isnull=True, name=name).first()
+        if base is None:
+            document = document_parse(_shipped_document(name))
+            base = _save(BaseRow(owner=None), document)
+    return base
+
+
+def bases_shipped_ensure() -> None:
+    """Every shipped base is a row."""
+    for name in shipped_names():
+        base_shipped(name)
