@@ -10,10 +10,17 @@ so "closes", "closing" and "close", "runs" and "running", "hosts" and "hosting" 
 text states a fact when it has every key word of a fact of three key words or fewer, and
 three quarters of them (rounded up) of a longer one.
 
-A memory answers a question (`relevance`) when it holds two thirds of the question's key
-words (rounded up) and, if the question has key words besides names (capitalised words
-after its first), at least one of those: "Is Sam Moore hosting anything?" is not answered
-by "Maria Lopez is friends with Sam Moore". The words a question asks with ("event",
+A memory answers a question (`relevance`) when one of its sentences states what the
+question asks: it holds half of the question's key words (rounded up; two of a question
+of two or more: "Is anyone throwing a chess event?" asks about chess), at least one of
+its names (capitalised words after its first) if it names any, and at least one of its
+other key words if it has any. "Is Sam Moore hosting anything?" is not answered by
+"Maria Lopez is friends with Sam Moore" (no word of hosting), "Did you hear that Sam
+Moore is running for mayor?" not by "John Lin wonders who will run for mayor" (not of
+Sam), nor by a conversation whose one line names Sam and another the election (words
+of two sentences state nothing together); "Ada Quinn's kite contest is at Fern Hill" is
+a statement of "Did you hear that Ada Quinn is holding a kite contest at Fern Hill?"
+though it leaves out a word or two. The words a question asks with ("event",
 "happening", "news") and the name of the one asked are not what it asks about.
 """
 
@@ -200,14 +207,27 @@ def asked_about(question: str, addressee: str = "") -> Asked:
     return Asked(frozenset(key & names), frozenset(key - names))
 
 
+# Where a sentence ends in a memory: the end of a sentence, "; " between quoted lines, a
+# new line (the emergence measures read a memory's sentences by it too).
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"']?\s+(?=[A-Z\"'])|;\s+|\n")
+
+
+def sentences(text: str) -> list[str]:
+    return SENTENCE_END.split(text)
+
+
 def relevance(asked: Asked, text: str) -> int:
-    """How many of the question's key words `text` holds, or 0 when that is too few to
-    answer it (see the module's docstring)."""
+    """How many of the question's key words the sentence of `text` that states most of
+    what it asks holds, or 0 when none states it (see the module's docstring)."""
     if not asked.size:
         return 0
-    found = key_words(text)
-    names, others = len(asked.names & found), len(asked.others & found)
-    if asked.others and not others:
-        return 0
-    held = names + others
-    return held if held >= math.ceil(2 * asked.size / 3) else 0
+    needed = max(min(2, asked.size), math.ceil(asked.size / 2))
+    best = 0
+    for sentence in sentences(text):
+        found = key_words(sentence)
+        names, others = len(asked.names & found), len(asked.others & found)
+        if (asked.others and not others) or (asked.names and not names):
+            continue
+        if names + others >= needed:
+            best = max(best, names + others)
+    return best
