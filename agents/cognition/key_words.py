@@ -12,9 +12,12 @@ three quarters of them (rounded up) of a longer one.
 
 A memory answers a question (`relevance`) when one of its sentences states what the
 question asks: it holds half of the question's key words (rounded up; two of a question
-of two or more: "Is anyone throwing a chess event?" asks about chess), at least one of
-its names (capitalised words after its first) if it names any, and at least one of its
-other key words if it has any. "Is Sam Moore hosting anything?" is not answered by
+of two or more: "Is anyone throwing a chess event?" asks about chess), a word of one of
+its full names (two capitalised words or more: a person, a place) if it says any, and at
+least one of its key words besides names (capitalised words after its first) if it has
+any, besides a verb of making an event happen if it has more: "Isabella Rodriguez is
+planning her day at Hobbs Cafe" does not state "Isabella Rodriguez is throwing a party at
+Hobbs Cafe". "Is Sam Moore hosting anything?" is not answered by
 "Maria Lopez is friends with Sam Moore" (no word of hosting), "Did you hear that Sam
 Moore is running for mayor?" not by "John Lin wonders who will run for mayor" (not of
 Sam), nor by a conversation whose one line names Sam and another the election (words
@@ -133,7 +136,8 @@ def stem(word: str) -> str:
 
 # Verbs of making an event happen, one key word: "Is Sam hosting anything?" is answered by
 # "Sam Moore is organising a quiz night".
-_ONE_MEANING = {word: "plan" for word in ("organ", "host", "throw", "arran", "hold")}
+_MAKING = "plan"
+_ONE_MEANING = {word: _MAKING for word in ("organ", "host", "throw", "arran", "hold")}
 
 
 def key_words(text: str) -> frozenset[str]:
@@ -177,17 +181,24 @@ _ASKING = frozenset(
         "think",
         "stuff",
         "going",
+        *["today", "tonight", "tomorrow", "week", "weekend", "month"],  # when it asks of
     ]
 )
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z']+")
 
 
+# A name of two words or more: a person's full name, a place's ("Sam Moore", "Hobbs Cafe").
+_FULL_NAME = re.compile(r"[A-Z][A-Za-z']+(?:\s+[A-Z][A-Za-z']+)+")
+
+
 @dataclass(frozen=True)
 class Asked:
-    """What a question asks about: the stems of the names it says and of its other key words."""
+    """What a question asks about: the stems of the names it says and of its other key
+    words, and of the full names among its words (`named`: whom or where it asks about)."""
 
     names: frozenset[str]
     others: frozenset[str]
+    named: frozenset[str] = frozenset()
 
     @property
     def size(self) -> int:
@@ -204,7 +215,8 @@ def asked_about(question: str, addressee: str = "") -> Asked:
         for m in _CAPITALISED.finditer(question)
         if first is None or m.start() != first.start()
     }
-    return Asked(frozenset(key & names), frozenset(key - names))
+    named = set().union(*(key_words(m[0]) for m in _FULL_NAME.finditer(question)))
+    return Asked(frozenset(key & names), frozenset(key - names), frozenset(key & named))
 
 
 # Where a sentence ends in a memory: the end of a sentence, "; " between quoted lines, a
@@ -217,8 +229,11 @@ def sentences(text: str) -> list[str]:
 
 
 def relevance(asked: Asked, text: str) -> int:
-    """How many of the question's key words the sentence of `text` that states most of
-    what it asks holds, or 0 when none states it (see the module's docstring)."""
+    """How well the sentence of `text` that states most of what the question asks states
+    it, or 0 when none does (see the module's docstring): what it says of them counts
+    before whom it names (each of the question's other key words it holds outweighs all
+    its names), so "Ada Quinn's kite contest" answers "Is Ada Quinn holding a kite contest
+    at Fern Hill?" before "Ada Quinn is holding a picnic at Fern Hill" does."""
     if not asked.size:
         return 0
     needed = max(min(2, asked.size), math.ceil(asked.size / 2))
@@ -226,8 +241,14 @@ def relevance(asked: Asked, text: str) -> int:
     for sentence in sentences(text):
         found = key_words(sentence)
         names, others = len(asked.names & found), len(asked.others & found)
-        if (asked.others and not others) or (asked.names and not names):
+        what = asked.others - {_MAKING} or asked.others  # what is made happen, if said
+        if (what and not what & found) or (asked.named and not asked.named & found):
             continue
         if names + others >= needed:
-            best = max(best, names + others)
+            best = max(best, others * (asked.size + 1) + names)
     return best
+
+
+def answers(text: str, asked: Asked) -> bool:
+    """Whether a sentence of `text` states what `asked` asks (`relevance`)."""
+    return relevance(asked, text) > 0
