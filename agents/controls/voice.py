@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 
 from django.db import transaction
 
@@ -15,12 +16,28 @@ from memories.selectors import memory_retrieval
 from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
 from world.models import Agent, Event, Simulation
 
+from ..cognition.key_words import answers, asked_about
 from ..cognition.prompts import INTERVIEW
 from ..events import agent_whispered, interview_answered
 from ..models import Interview
 from .common import append_now
 
-INTERVIEW_MEMORIES = 8  # memories retrieved for each question
+INTERVIEW_MEMORIES = 8  # memories an interview answers from
+INTERVIEW_CANDIDATES = 4 * INTERVIEW_MEMORIES  # retrieved, to find those stating the answer
+
+
+def interview_recall(memories: Sequence[Memory], *, question: str, name: str) -> list[Memory]:
+    """The memories `name` answers `question` from, of those retrieved for it (best
+    first): the ones with a sentence stating what it asks (`key_words.answers`) first,
+    then the rest, INTERVIEW_MEMORIES of them. Retrieval weighs recency as much as
+    relevance, so a memory stating the fact can rank behind a morning's plans that only
+    share its words ("Isabella Rodriguez plans to be brewing coffee" before her party)."""
+    asked = asked_about(question, name)
+    stating = [m for m in memories if answers(m.description, asked)]
+    rest = [m for m in memories if not answers(m.description, asked)]
+    return (stating + rest)[:INTERVIEW_MEMORIES]
+
+
 WHISPER_IMPORTANCE = 8  # the least importance of an inner-voice thought
 
 
@@ -45,9 +62,10 @@ def agent_interview(
     for turn in turns.order_by("number"):
         dialogue += [f"{turn.persona}: {turn.question}", f"{agent.name}: {turn.answer}"]
     retrieval = memory_retrieval(
-        simulation=simulation, agent=agent, query=question, k=INTERVIEW_MEMORIES
+        simulation=simulation, agent=agent, query=question, k=INTERVIEW_CANDIDATES
     )
-    memories = [m.description for m in memory_rows(retrieval.scored)]
+    recalled = interview_recall(memory_rows(retrieval.scored), question=question, name=agent.name)
+    memories = [m.description for m in recalled]
     answer = llm_run(
         task=INTERVIEW,
         inputs={
@@ -72,7 +90,7 @@ def agent_interview(
             remembered=remember,
         ),
         *memory_touch_drafts(
-            agent=agent.name, numbers=[s.number for s in retrieval.scored], at=retrieval.now
+            agent=agent.name, numbers=[m.number for m in recalled], at=retrieval.now
         ),
     ]
     if remember:

@@ -129,7 +129,8 @@ def test_the_host_never_denies_its_event_and_nobody_else_claims_it(
 
 
 # A holder whose memory of a festival does not name its host and ranks behind memories
-# that share the question's words (the host, the pier) without stating it.
+# that share the question's words (the host, the pier) without stating it: newer, more
+# important, enough of them to fill the interview's memories.
 FESTIVAL = "There is a lantern festival at Willow Pier on April 9 (Oscar Vance told me)."
 FESTIVAL_DECOYS = [
     "Nadia Perez walked along Willow Pier at dusk.",
@@ -138,6 +139,10 @@ FESTIVAL_DECOYS = [
     "Nadia Perez and Isabella Rodriguez had a conversation. Nadia Perez said: "
     '"Willow Pier looks lovely at night."; Isabella Rodriguez said: "Nadia Perez, '
     'I would love to walk there with you."',
+    *(
+        f"Isabella Rodriguez plans to be sweeping Willow Pier from 0{h}:00 to 0{h}:30"
+        for h in range(9)
+    ),
 ]
 FESTIVAL_QUESTIONS = [
     "Did you hear that Nadia Perez is holding a lantern festival at Willow Pier?",
