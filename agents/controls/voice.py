@@ -23,7 +23,9 @@ from ..models import Interview
 from .common import append_now
 
 INTERVIEW_MEMORIES = 8  # memories an interview answers from
-INTERVIEW_CANDIDATES = 4 * INTERVIEW_MEMORIES  # retrieved, to find those stating the answer
+# Retrieved for a question, to find the memories stating its answer: a fact heard on the
+# first morning ranks lower every hour as the day's plans pile up (28th of 84 by noon).
+INTERVIEW_CANDIDATES = 500
 
 
 def interview_recall(memories: Sequence[Memory], *, question: str, name: str) -> list[Memory]:
