@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 
 from agents.events import AGENT_CREATED, AGENT_MOVED
 from agents.models import Commitment, PlanItem
+from agents.offline.key_words import sentences
 from memories.models import Memory, MemoryKind
 from world.models import Event, Simulation, Town
 
@@ -60,7 +61,6 @@ PAPER = {
     "party_came": "5 of the 12 invited",
     "network_density": "0.167 -> 0.74",
 }
-_SENTENCE = re.compile(r"(?<=[.!?])[\"']?\s+(?=[A-Z\"'])|;\s+|\n")
 
 
 def about_party(sentence: str) -> bool:
@@ -84,7 +84,7 @@ def about_candidacy(sentence: str) -> bool:
 
 def holds(description: str, about: Callable[[str], bool]) -> bool:
     """Whether one sentence of the memory states the news."""
-    return any(about(sentence) for sentence in _SENTENCE.split(description))
+    return any(about(sentence) for sentence in sentences(description))
 
 
 class Remembered(NamedTuple):

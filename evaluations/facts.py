@@ -4,7 +4,8 @@ party, Sam's candidacy) or any clause a user names ("the library closes early on
 Each fact has a question ("Did you hear that <fact>?"), the resident it starts from when
 that is known, and a rule for whether one sentence of a memory states it: the paper's two
 keep the emergence measures' rules (`about_party`, `about_candidacy`); a named fact is
-stated by its key words (`agents.offline.key_words`).
+stated by the rule an offline resident answers its question by (`key_words.answers`), so
+what a memory holds and what the resident says of it agree.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from agents.offline.key_words import key_words, states
+from agents.offline.key_words import answers, asked_about, key_words
 
 from .emergence import CANDIDATE, PARTY_HOST, about_candidacy, about_party
 
@@ -57,7 +58,7 @@ def fact_parse(text: str) -> Fact:
             f"at least {MIN_KEY_WORDS} words of four letters or more, e.g. "
             f"{CANDIDACY.text!r}"
         )
-    return Fact(clause, None, partial(states, key=key))
+    return Fact(clause, None, partial(answers, asked=asked_about(f"Did you hear that {clause}?")))
 
 
 def facts_of(texts: Sequence[str]) -> list[Fact]:

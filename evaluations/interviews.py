@@ -17,7 +17,7 @@ from agents.cognition.prompts import INTERVIEW
 from llm.inputs import agent_identity
 from llm.port import llm_run
 from memories.models import Memory
-from runtime.controls.voice import INTERVIEW_MEMORIES
+from runtime.controls.voice import INTERVIEW_CANDIDATES, INTERVIEW_MEMORIES, interview_recall
 from world.models import Agent, Simulation
 
 from .conditions import Condition, condition_memories
@@ -56,13 +56,14 @@ def interview_answer(
     *, simulation: Simulation, agent: Agent, condition: Condition, question: str
 ) -> Answer:
     """The agent's answer now, recalling what `condition` leaves it."""
-    recalled = condition_memories(
+    retrieved = condition_memories(
         simulation=simulation,
         agent=agent,
         condition=condition,
         query=question,
-        k=INTERVIEW_MEMORIES,
+        k=INTERVIEW_CANDIDATES,
     )
+    recalled = interview_recall(retrieved, question=question, name=agent.name)
     return _ask(
         simulation=simulation,
         agent=agent,

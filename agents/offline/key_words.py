@@ -10,10 +10,20 @@ so "closes", "closing" and "close", "runs" and "running", "hosts" and "hosting" 
 text states a fact when it has every key word of a fact of three key words or fewer, and
 three quarters of them (rounded up) of a longer one.
 
-A memory answers a question (`relevance`) when it holds two thirds of the question's key
-words (rounded up) and, if the question has key words besides names (capitalised words
-after its first), at least one of those: "Is Sam Moore hosting anything?" is not answered
-by "Maria Lopez is friends with Sam Moore". The words a question asks with ("event",
+A memory answers a question (`relevance`) when one of its sentences states what the
+question asks: it holds half of the question's key words (rounded up; two of a question
+of two or more: "Is anyone throwing a chess event?" asks about chess), a word of one of
+its full names (two capitalised words or more: a person, a place) if it says any, and at
+least one of its key words besides names (capitalised words after its first) if it has
+any, besides a verb of making an event happen if it has more: "Isabella Rodriguez is
+planning her day at Hobbs Cafe" does not state "Isabella Rodriguez is throwing a party at
+Hobbs Cafe". "Is Sam Moore hosting anything?" is not answered by
+"Maria Lopez is friends with Sam Moore" (no word of hosting), "Did you hear that Sam
+Moore is running for mayor?" not by "John Lin wonders who will run for mayor" (not of
+Sam), nor by a conversation whose one line names Sam and another the election (words
+of two sentences state nothing together); "Ada Quinn's kite contest is at Fern Hill" is
+a statement of "Did you hear that Ada Quinn is holding a kite contest at Fern Hill?"
+though it leaves out a word or two. The words a question asks with ("event",
 "happening", "news") and the name of the one asked are not what it asks about.
 """
 
@@ -126,7 +136,8 @@ def stem(word: str) -> str:
 
 # Verbs of making an event happen, one key word: "Is Sam hosting anything?" is answered by
 # "Sam Moore is organising a quiz night".
-_ONE_MEANING = {word: "plan" for word in ("organ", "host", "throw", "arran", "hold")}
+_MAKING = "plan"
+_ONE_MEANING = {word: _MAKING for word in ("organ", "host", "throw", "arran", "hold")}
 
 
 def key_words(text: str) -> frozenset[str]:
@@ -170,17 +181,24 @@ _ASKING = frozenset(
         "think",
         "stuff",
         "going",
+        *["today", "tonight", "tomorrow", "week", "weekend", "month"],  # when it asks of
     ]
 )
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z']+")
 
 
+# A name of two words or more: a person's full name, a place's ("Sam Moore", "Hobbs Cafe").
+_FULL_NAME = re.compile(r"[A-Z][A-Za-z']+(?:\s+[A-Z][A-Za-z']+)+")
+
+
 @dataclass(frozen=True)
 class Asked:
-    """What a question asks about: the stems of the names it says and of its other key words."""
+    """What a question asks about: the stems of the names it says and of its other key
+    words, and of the full names among its words (`named`: whom or where it asks about)."""
 
     names: frozenset[str]
     others: frozenset[str]
+    named: frozenset[str] = frozenset()
 
     @property
     def size(self) -> int:
@@ -197,17 +215,40 @@ def asked_about(question: str, addressee: str = "") -> Asked:
         for m in _CAPITALISED.finditer(question)
         if first is None or m.start() != first.start()
     }
-    return Asked(frozenset(key & names), frozenset(key - names))
+    named = set().union(*(key_words(m[0]) for m in _FULL_NAME.finditer(question)))
+    return Asked(frozenset(key & names), frozenset(key - names), frozenset(key & named))
+
+
+# Where a sentence ends in a memory: the end of a sentence, "; " between quoted lines, a
+# new line (the emergence measures read a memory's sentences by it too).
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"']?\s+(?=[A-Z\"'])|;\s+|\n")
+
+
+def sentences(text: str) -> list[str]:
+    return SENTENCE_END.split(text)
 
 
 def relevance(asked: Asked, text: str) -> int:
-    """How many of the question's key words `text` holds, or 0 when that is too few to
-    answer it (see the module's docstring)."""
+    """How well the sentence of `text` that states most of what the question asks states
+    it, or 0 when none does (see the module's docstring): what it says of them counts
+    before whom it names (each of the question's other key words it holds outweighs all
+    its names), so "Ada Quinn's kite contest" answers "Is Ada Quinn holding a kite contest
+    at Fern Hill?" before "Ada Quinn is holding a picnic at Fern Hill" does."""
     if not asked.size:
         return 0
-    found = key_words(text)
-    names, others = len(asked.names & found), len(asked.others & found)
-    if asked.others and not others:
-        return 0
-    held = names + others
-    return held if held >= math.ceil(2 * asked.size / 3) else 0
+    needed = max(min(2, asked.size), math.ceil(asked.size / 2))
+    best = 0
+    for sentence in sentences(text):
+        found = key_words(sentence)
+        names, others = len(asked.names & found), len(asked.others & found)
+        what = asked.others - {_MAKING} or asked.others  # what is made happen, if said
+        if (what and not what & found) or (asked.named and not asked.named & found):
+            continue
+        if names + others >= needed:
+            best = max(best, others * (asked.size + 1) + names)
+    return best
+
+
+def answers(text: str, asked: Asked) -> bool:
+    """Whether a sentence of `text` states what `asked` asks (`relevance`)."""
+    return relevance(asked, text) > 0

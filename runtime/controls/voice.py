@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 
 from django.db import transaction
 
 from agents.cognition.prompts import INTERVIEW
 from agents.events import agent_whispered, interview_answered
 from agents.models import Interview
+from agents.offline.key_words import answers, asked_about
 from llm.importance import importance_rate
 from llm.inputs import agent_identity
 from llm.port import llm_run
@@ -19,7 +21,24 @@ from memories.services import MemoryDraft, memory_event_drafts, memory_touch_dra
 from runtime.controls.common import append_now
 from world.models import Agent, Event, Simulation
 
-INTERVIEW_MEMORIES = 8  # memories retrieved for each question
+INTERVIEW_MEMORIES = 8  # memories an interview answers from
+# Retrieved for a question, to find the memories stating its answer: a fact heard on the
+# first morning ranks lower every hour as the day's plans pile up (28th of 84 by noon).
+INTERVIEW_CANDIDATES = 500
+
+
+def interview_recall(memories: Sequence[Memory], *, question: str, name: str) -> list[Memory]:
+    """The memories `name` answers `question` from, of those retrieved for it (best
+    first): the ones with a sentence stating what it asks (`key_words.answers`) first,
+    then the rest, INTERVIEW_MEMORIES of them. Retrieval weighs recency as much as
+    relevance, so a memory stating the fact can rank behind a morning's plans that only
+    share its words ("Ada plans to be sweeping the shop" before the fair she is holding)."""
+    asked = asked_about(question, name)
+    stating = [m for m in memories if answers(m.description, asked)]
+    rest = [m for m in memories if not answers(m.description, asked)]
+    return (stating + rest)[:INTERVIEW_MEMORIES]
+
+
 WHISPER_IMPORTANCE = 8  # the least importance of an inner-voice thought
 
 
@@ -44,9 +63,10 @@ def agent_interview(
     for turn in turns.order_by("number"):
         dialogue += [f"{turn.persona}: {turn.question}", f"{agent.name}: {turn.answer}"]
     retrieval = memory_retrieval(
-        simulation=simulation, agent=agent, query=question, k=INTERVIEW_MEMORIES
+        simulation=simulation, agent=agent, query=question, k=INTERVIEW_CANDIDATES
     )
-    memories = [m.description for m in memory_rows(retrieval.scored)]
+    recalled = interview_recall(memory_rows(retrieval.scored), question=question, name=agent.name)
+    memories = [m.description for m in recalled]
     answer = llm_run(
         task=INTERVIEW,
         inputs={
@@ -71,7 +91,7 @@ def agent_interview(
             remembered=remember,
         ),
         *memory_touch_drafts(
-            agent=agent.name, numbers=[s.number for s in retrieval.scored], at=retrieval.now
+            agent=agent.name, numbers=[m.number for m in recalled], at=retrieval.now
         ),
     ]
     if remember:

@@ -126,3 +126,103 @@ def test_the_host_never_denies_its_event_and_nobody_else_claims_it(
         for other in (ISABELLA, MARIA):
             answer = _ask(api, town, other, question)
             assert _not_heard(answer), (question, other, answer)
+
+
+# A holder whose memory of a festival does not name its host and ranks behind memories
+# that share the question's words (the host, the pier) without stating it: newer, more
+# important, enough of them to fill the interview's memories.
+FESTIVAL = "There is a lantern festival at Willow Pier on April 9 (Oscar Vance told me)."
+FESTIVAL_DECOYS = [
+    "Nadia Perez walked along Willow Pier at dusk.",
+    "Nadia Perez is planning her spring garden (Nadia Perez told me).",
+    "Isabella Rodriguez saw paper lanterns in a shop window.",
+    "Nadia Perez and Isabella Rodriguez had a conversation. Nadia Perez said: "
+    '"Willow Pier looks lovely at night."; Isabella Rodriguez said: "Nadia Perez, '
+    'I would love to walk there with you."',
+    *(
+        f"Isabella Rodriguez plans to be sweeping Willow Pier from 0{h}:00 to 0{h}:30"
+        for h in range(9)
+    ),
+]
+FESTIVAL_QUESTIONS = [
+    "Did you hear that Nadia Perez is holding a lantern festival at Willow Pier?",
+    "Is Nadia Perez holding a lantern festival at Willow Pier?",
+    "Have you heard about a lantern festival at Willow Pier?",
+    "Do you know of any festival at Willow Pier?",
+    "Is there a lantern festival coming up?",
+    "Where is the lantern festival?",
+    "When is the lantern festival at Willow Pier?",
+    "Did Nadia Perez organise a festival on Willow Pier?",
+    "Any news about a festival on April 9?",
+    "Is anyone throwing a lantern festival?",
+    "Have you heard whether Willow Pier has a festival in April?",
+    "What do you know about the Willow Pier lantern festival?",
+]
+# A non-holder whose memories share a candidacy's words without stating it: someone else
+# wonders who will run, and a conversation names the candidate in one line and the post
+# in another.
+HARBOUR = "Oscar Vance is running for harbour master in the spring vote (Pia Noor told me)."
+HARBOUR_DECOYS = [
+    "Lena Ward wonders who will run for harbour master (Pia Noor told me).",
+    "Maria Lopez and Oscar Vance had a conversation. Oscar Vance said: "
+    '"The tide is high today."; Maria Lopez said: "I wonder who will run for harbour master."',
+    "Oscar Vance is mending nets at the pier.",
+]
+HARBOUR_QUESTIONS = [
+    "Did you hear that Oscar Vance is running for harbour master?",
+    "Is Oscar Vance running for harbour master?",
+    "Have you heard whether Oscar Vance is standing for harbour master?",
+    "Do you know if Oscar Vance wants to be harbour master?",
+    "Is Oscar Vance a candidate for harbour master?",
+    "What is Oscar Vance running for?",
+    "Any news of Oscar Vance and the harbour master vote?",
+    "Did Oscar Vance say he is running for harbour master?",
+    "Will Oscar Vance be on the ballot for harbour master?",
+    "Is it true Oscar Vance is running for the harbour master job?",
+    "Have you heard that Oscar Vance is campaigning to be harbour master?",
+    "Oscar Vance is running for harbour master, right?",
+]
+
+
+def _remember(town: dict[str, Any], agent: str, texts: list[str], importance: int) -> None:
+    simulation = Simulation.objects.get(pk=town["id"])
+    drafts = [
+        MemoryDraft(agent=agent, kind=MemoryKind.THOUGHT, description=t, importance=importance)
+        for t in texts
+    ]
+    memories_create(simulation=simulation, drafts=drafts, step=simulation.step)
+
+
+@pytest.mark.django_db
+def test_a_holder_states_its_fact_behind_memories_that_only_share_its_words(
+    api: APIClient, town: dict[str, Any]
+) -> None:
+    _remember(town, ISABELLA, [FESTIVAL], importance=2)
+    _remember(town, ISABELLA, FESTIVAL_DECOYS, importance=9)  # newer, more important
+    assert len(FESTIVAL_QUESTIONS) >= 12
+    for question in FESTIVAL_QUESTIONS:
+        isabella = _ask(api, town, ISABELLA, question)
+        told = "Oscar Vance told me that there is a lantern festival at Willow Pier on April 9"
+        assert told in isabella, (question, isabella)
+        assert "spring garden" not in isabella and "dusk" not in isabella, (question, isabella)
+        assert _not_heard(_ask(api, town, KLAUS, question)), question
+        if question.startswith(("Did you", "Have you", "Do you", "Is ")):
+            assert claims_to_know(isabella), question
+
+
+@pytest.mark.django_db
+def test_memories_that_share_a_facts_words_without_stating_it_claim_nothing(
+    api: APIClient, town: dict[str, Any]
+) -> None:
+    _remember(town, ISABELLA, [HARBOUR], importance=5)
+    _remember(town, MARIA, HARBOUR_DECOYS, importance=9)
+    assert len(HARBOUR_QUESTIONS) >= 12
+    for question in HARBOUR_QUESTIONS:
+        isabella = _ask(api, town, ISABELLA, question)
+        assert "Pia Noor told me that Oscar Vance is running for harbour master" in isabella, (
+            question,
+            isabella,
+        )
+        for other in (MARIA, KLAUS):
+            answer = _ask(api, town, other, question)
+            assert _not_heard(answer), (question, other, answer)
