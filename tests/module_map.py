@@ -79,17 +79,13 @@ def module_map() -> dict[str, list[str]]:
     """Each domain module with behaviour -> the test modules that import it (maybe none)."""
     modules = domain_modules()
     known = set(modules)
-    commands = {
-        name.rsplit(".", 1)[1]: name for name in known if ".management.commands." in name
-    }
+    commands = {name.rsplit(".", 1)[1]: name for name in known if ".management.commands." in name}
     importers: dict[str, set[str]] = {name: set() for name in modules}
     for test_name, path in test_modules().items():
         for imported in _imported(ast.parse(path.read_text()), known, commands):
             if imported in importers:
                 importers[imported].add(test_name)
-    return {
-        name: sorted(importers[name]) for name, path in modules.items() if has_behaviour(path)
-    }
+    return {name: sorted(importers[name]) for name, path in modules.items() if has_behaviour(path)}
 
 
 def render(mapping: dict[str, list[str]], exceptions: dict[str, str]) -> str:

@@ -35,9 +35,9 @@ EXCEPTIONS: dict[str, str] = {
     "agents.projections.records": _PROJECTION,
     "agents.projections.residents": _PROJECTION,
     "agents.projections.talk": _PROJECTION,
-    "world.leases": "the lease mechanism under runtime.leases (tests/runtime/engine/ahead/test_run.py)",
+    "world.leases": "the lease mechanism under runtime.leases (tests/runtime/engine/ahead)",
     "world.rows": "the engine's fixed-SQL reads of every step; every engine test reads through it",
-    "llm.answers": "shared answers, behind llm.port and llm.services (tests/llm/test_shared_answers.py)",
+    "llm.answers": "behind llm.port and llm.services: tests/llm/test_shared_answers.py",
     "llm.management.commands.model_server": (
         "serves a local GGUF model: tests/local_model start it as a process"
     ),
@@ -53,13 +53,13 @@ EXCEPTIONS: dict[str, str] = {
     "runtime.engine.barrier.commit": _ENGINE,
     "runtime.engine.barrier.steps": _ENGINE,
     "runtime.engine.decide": _ENGINE,
-    "runtime.engine.watchdog": "run by the Celery beat of tests/runtime/test_tasks.py and tests/chaos",
+    "runtime.engine.watchdog": "run by the Celery beat: tests/runtime/test_tasks.py, tests/chaos",
     "runtime.management.commands.run_simulation": (
         "a thin command over runtime.engine.run; no test runs the command itself"
     ),
     "evaluations.interviews": "run by evaluations.runner (tests/evaluations/test_runner.py)",
     "evaluations.report": "written by evaluations.runner (tests/evaluations/test_runner.py)",
-    "evaluations.selectors": "read by the evaluation views over HTTP (tests/evaluations/test_api.py)",
+    "evaluations.selectors": "read by the evaluation views: tests/evaluations/test_api.py",
     "api.authentication": _HTTP,
     "api.cognition_serializers": _HTTP,
     "api.cognition_views": _HTTP,

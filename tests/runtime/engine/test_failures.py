@@ -15,9 +15,11 @@ from world.models import Simulation, SimulationStatus
 def test_a_transient_error_propagates_and_leaves_the_run(user: User) -> None:
     simulation = simulation_of(user)
     Simulation.objects.filter(pk=simulation.pk).update(status=SimulationStatus.RUNNING)
-    with pytest.raises(OperationalError):
-        with run_fails_on_error(simulation_id=simulation.pk, step=4, work="decide"):
-            raise OperationalError("the database went away")
+    with (
+        pytest.raises(OperationalError),
+        run_fails_on_error(simulation_id=simulation.pk, step=4, work="decide"),
+    ):
+        raise OperationalError("the database went away")
     simulation.refresh_from_db()
     assert simulation.status == SimulationStatus.RUNNING
 
