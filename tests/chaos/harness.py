@@ -21,8 +21,8 @@ from llm.models import ModelCall, ModelUsage
 from llm.services import ABANDONED
 from memories.embeddings import EMBEDDING_TASK
 from runtime import engine
-from tests.agents import workers
 from tests.factories import N3
+from tests.runtime import workers
 from world.eventlog import simulation_snapshot
 from world.models import Event, Simulation, SimulationStatus
 

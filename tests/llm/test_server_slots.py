@@ -24,7 +24,7 @@ from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from llm.slots import server_slot, server_slots_held
 from runtime import engine
-from tests.runtime.engine.test_barrier import N3
+from tests.factories import N3
 from tests.runtime.workers import celery_workers, wait_for
 from world.models import Simulation, SimulationStatus
 

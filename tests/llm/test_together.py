@@ -14,7 +14,11 @@ def test_offline_calls_return_in_the_callers_order(settings: Any) -> None:
     made: list[str] = []
 
     def call(name: str) -> Any:
-        return lambda: made.append(name) or name.upper()
+        def made_call() -> str:
+            made.append(name)
+            return name.upper()
+
+        return made_call
 
     assert together(call("kiln"), call("loom"), call("quern")) == ["KILN", "LOOM", "QUERN"]
     assert made == ["kiln", "loom", "quern"]

@@ -15,7 +15,7 @@ from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from runtime import engine, tasks
 from runtime.dispatch import RecordingBroker, broker_used
-from tests.runtime.engine.test_barrier import N3
+from tests.factories import N3
 from tests.runtime.workers import celery_workers, wait_for
 from world.models import Simulation, SimulationStatus
 

@@ -12,7 +12,8 @@ from django.db import connection
 from agents.services import simulation_create_from_base
 from runtime import engine, tasks
 from runtime.dispatch import RecordingBroker, broker_used
-from tests.runtime.engine.test_barrier import N3, log_of
+from tests.factories import N3
+from tests.runtime.engine.test_barrier import log_of
 from tests.runtime.workers import celery_worker, wait_for
 from world.models import Simulation, SimulationStatus
 

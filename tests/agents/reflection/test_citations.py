@@ -16,9 +16,10 @@ from agents.services import simulation_create_from_base
 from memories.models import Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create
 from runtime import engine
+from tests.factories import N3
 from world.models import Event, Simulation
 
-from .conftest import KLAUS, N3
+from .conftest import KLAUS
 from .fake_model import FakeModel, statements_shown
 
 OBSERVATIONS = [

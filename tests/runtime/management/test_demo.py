@@ -16,7 +16,7 @@ from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from runtime.controls.stepping_in import newcomer_create
 from runtime.management.commands.demo import Command
-from tests.runtime.engine.test_barrier import N3
+from tests.factories import N3
 from tests.runtime.workers import test_database_url as database_url
 from world.eventlog import events_append
 from world.models import Simulation

@@ -17,8 +17,8 @@ from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from memories.models import Memory
 from runtime import engine
-from tests.factories import N3
-from tests.runtime.engine.ahead.test_run import SEVEN, log_of
+from tests.factories import N3, SEVEN
+from tests.runtime.engine.ahead.test_run import log_of
 from world.eventlog import simulation_rebuild, simulation_snapshot
 from world.models import Agent, Event, Simulation
 
