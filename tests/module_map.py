@@ -54,8 +54,17 @@ def test_modules() -> dict[str, Path]:
     return {_module_name(path): path for path in sorted((ROOT / "tests").rglob("*.py"))}
 
 
-def _imported(tree: ast.AST, known: set[str], commands: dict[str, str]) -> Iterator[str]:
-    for node in ast.walk(tree):
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones too (imports inside functions), not expressions."""
+    for node in body:
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            yield from _statements(getattr(node, name, []))
+
+
+def _imported(source: str, known: set[str], commands: dict[str, str]) -> Iterator[str]:
+    tree = ast.parse(source)
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name
@@ -64,14 +73,17 @@ def _imported(tree: ast.AST, known: set[str], commands: dict[str, str]) -> Itera
             for alias in node.names:
                 if f"{node.module}.{alias.name}" in known:
                     yield f"{node.module}.{alias.name}"
-        elif (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "id", getattr(node.func, "attr", "")) == "call_command"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and node.args[0].value in commands
+    if "call_command(" not in source:
+        return
+    for call in ast.walk(tree):
+        if (
+            isinstance(call, ast.Call)
+            and getattr(call.func, "id", getattr(call.func, "attr", "")) == "call_command"
+            and call.args
+            and isinstance(call.args[0], ast.Constant)
+            and call.args[0].value in commands
         ):
-            yield commands[node.args[0].value]
+            yield commands[call.args[0].value]
 
 
 @functools.cache
@@ -82,7 +94,7 @@ def module_map() -> dict[str, list[str]]:
     commands = {name.rsplit(".", 1)[1]: name for name in known if ".management.commands." in name}
     importers: dict[str, set[str]] = {name: set() for name in modules}
     for test_name, path in test_modules().items():
-        for imported in _imported(ast.parse(path.read_text()), known, commands):
+        for imported in _imported(path.read_text(), known, commands):
             if imported in importers:
                 importers[imported].add(test_name)
     return {name: sorted(importers[name]) for name, path in modules.items() if has_behaviour(path)}
