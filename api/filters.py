@@ -46,7 +46,7 @@ class StrictFilterBackend(DjangoFilterBackend):
     """An empty value of a typed filter (number, date, choice, boolean) is a 400; django-filter
     would read it as no filter at all. Only text filters may be empty. A malformed value
     (`?has_error=maybe`, `?step_min=x`) is a 400 too: django-filter's errors are raised, and
-    every boolean filter is a StrictBooleanFilter (tests/controls/test_faults.py checks)."""
+    every boolean filter is a StrictBooleanFilter (tests/runtime/controls/test_faults.py checks)."""
 
     def filter_queryset(
         self, request: Request, queryset: QuerySet[Any], view: APIView

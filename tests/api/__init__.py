@@ -7,12 +7,11 @@ from typing import Any
 from rest_framework.test import APIClient
 
 from agents.events import AGENT_MOVED
+from tests.factories import N3 as N3
+from tests.factories import N25 as N25
 from world.eventlog import EventDraft, events_append
 from world.events import SIMULATION_STEPPED
 from world.models import Event, Simulation
-
-N25 = "base_the_ville_n25"
-N3 = "base_the_ville_isabella_maria_klaus"
 
 
 def create(client: APIClient, base: str = N3, **fields: Any) -> dict[str, Any]:

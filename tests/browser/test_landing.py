@@ -9,11 +9,11 @@ from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
 from agents.services import simulation_create_from_base
+from tests.factories import N3
 from world.models import Simulation
 
 from .traffic import Traffic
 
-N3 = "base_the_ville_isabella_maria_klaus"
 LINKS = ("/api/docs/", "/api/redoc/", "/admin/", "/accounts/login/")
 
 

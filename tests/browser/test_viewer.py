@@ -25,12 +25,12 @@ from agents.services import simulation_create_from_base
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
 from runtime.engine import simulation_run_inline
-from tests.agents.workers import celery_worker, wait_for
 from tests.browser.traffic import Traffic
+from tests.factories import N3
+from tests.runtime.workers import celery_worker, wait_for
 from world.eventlog import events_append
 from world.models import Event, Simulation
 
-N3 = "base_the_ville_isabella_maria_klaus"
 PASSWORD = "alice-password-1"
 Login = Callable[[Page, User, str], None]
 Artifact = Callable[[Page, str], Path]

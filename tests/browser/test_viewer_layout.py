@@ -14,10 +14,10 @@ from playwright.sync_api import Page
 from pytest_django.live_server_helper import LiveServer
 
 from agents.events import agent_acting
-from tests.agents.workers import celery_worker
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_viewer import PASSWORD, Artifact, Login, _open, _settled, _simulation
 from tests.browser.traffic import Traffic
+from tests.runtime.workers import celery_worker
 from world.eventlog import events_append, events_append_steps
 from world.events import simulation_stepped
 from world.models import Simulation

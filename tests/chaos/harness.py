@@ -21,13 +21,13 @@ from llm.models import ModelCall, ModelUsage
 from llm.services import ABANDONED
 from memories.embeddings import EMBEDDING_TASK
 from runtime import engine
-from tests.agents import workers
+from tests.factories import N3
+from tests.runtime import workers
 from world.eventlog import simulation_snapshot
 from world.models import Event, Simulation, SimulationStatus
 
 from .model_server import ModelServer
 
-N3 = "base_the_ville_isabella_maria_klaus"
 START = datetime(2023, 2, 13, 7, 30, tzinfo=UTC)
 # The model port's bounds in the workers: a call is in flight 2 s at most (one attempt),
 # so the watchdog settles a call a killed worker left in flight 6 s after it began.

@@ -10,7 +10,6 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from agents.services import simulation_create_from_base
 from llm.models import ModelCall, ModelUsage
 from llm.services import (
     ABANDONED,
@@ -20,9 +19,8 @@ from llm.services import (
     model_calls_settle_abandoned,
 )
 from runtime.tasks import runs_watch
+from tests.factories import simulation_of
 from world.models import Simulation
-
-from .harness import N3
 
 
 def _admit(simulation: Simulation) -> ModelCall:
@@ -67,7 +65,7 @@ def _usage(simulation: Simulation) -> tuple[int, int]:
 @pytest.fixture
 def simulation(user: User) -> Simulation:
     """A simulation whose creation's calls (its residents' first memories) are all done."""
-    simulation = simulation_create_from_base(owner=user, base=N3, seed=1)
+    simulation = simulation_of(user, seed=1)
     usage, _ = ModelUsage.objects.get_or_create(simulation=simulation)
     _before[simulation.pk] = (usage.calls, usage.tokens)
     return simulation

@@ -16,7 +16,7 @@ from llm.models import ModelCall
 from llm.selectors import model_call_summary
 from memories.embeddings import EMBEDDING_TASK
 from runtime import engine
-from tests.agents import workers
+from tests.runtime import workers
 from world.models import Simulation
 
 from .harness import (

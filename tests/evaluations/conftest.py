@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from tests.evaluations.towns import three_residents
+from tests.factories import three_residents
 from world.models import Simulation
 
 

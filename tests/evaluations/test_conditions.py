@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from evaluations.conditions import Condition, condition_memories
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
-from tests.evaluations.towns import three_residents
+from tests.factories import three_residents
 from world.models import Agent, Simulation
 
 KLAUS = "Klaus Mueller"

@@ -19,7 +19,7 @@ from evaluations.emergence import (
 )
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
-from tests.evaluations.towns import N3
+from tests.factories import N3
 from world.eventlog import events_append
 from world.models import Simulation
 

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 
 from evaluations.emergence import about_candidacy, about_party
 from evaluations.hallucination import claim_of_fact, claim_of_person, claims_to_know
-from tests.evaluations.towns import three_residents
+from tests.factories import three_residents
 from world.models import Agent
 
 

@@ -14,7 +14,7 @@ from evaluations.runner import evaluation_run
 from evaluations.services import EvaluationError, evaluation_create
 from llm.models import ModelCall
 from memories.models import Memory
-from tests.evaluations.towns import three_residents
+from tests.factories import three_residents
 from world.models import Event, Simulation
 
 ISABELLA, KLAUS, MARIA = "Isabella Rodriguez", "Klaus Mueller", "Maria Lopez"

@@ -18,7 +18,7 @@ from llm.models import ModelCall
 from llm.tasks import output_token_limit
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
-from tests.evaluations.towns import three_residents
+from tests.factories import three_residents
 from tests.llm.conftest import openai_llm  # noqa: F401 (the fixture)
 from tests.llm.fake_openai import FakeOpenAI, ok
 

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from evaluations.models import Evaluation, EvaluationStatus
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create
-from tests.evaluations.towns import three_residents
+from tests.factories import three_residents
 
 
 def test_the_command_compares_simulations_and_reports_json(user):

@@ -18,7 +18,7 @@ from evaluations.services import evaluation_create, evaluation_subject_fix
 from memories.models import Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create
 from runtime.engine.inline import simulation_run_inline
-from tests.evaluations.towns import three_residents
+from tests.factories import three_residents
 from world.models import Event, Simulation
 
 ISABELLA, KLAUS = "Isabella Rodriguez", "Klaus Mueller"

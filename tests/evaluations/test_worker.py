@@ -9,8 +9,8 @@ from evaluations.models import Evaluation, EvaluationStatus, InterviewAnswer
 from evaluations.services import evaluation_create
 from evaluations.tasks import evaluation_run_task
 from llm.models import ModelCall
-from tests.agents.workers import celery_worker, wait_for
-from tests.evaluations.towns import three_residents
+from tests.factories import three_residents
+from tests.runtime.workers import celery_worker, wait_for
 
 
 @pytest.mark.django_db(transaction=True)

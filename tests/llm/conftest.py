@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents import services
+from tests.factories import unseeded_simulation
 from world.models import Simulation
 
 from .fake_openai import FakeOpenAI
@@ -28,15 +28,6 @@ def openai_llm(settings: Any, fake_openai: FakeOpenAI) -> FakeOpenAI:
     settings.SMALLVILLE_LLM_BACKOFF_MAX = 0.05
     settings.SMALLVILLE_LLM_CONCURRENCY = 0
     return fake_openai
-
-
-def unseeded_simulation(user: User, monkeypatch: pytest.MonkeyPatch) -> Simulation:
-    """A new simulation of three residents whose seed statements are not yet rated."""
-    with monkeypatch.context() as patch:
-        patch.setattr(services, "residents_seed_memories", lambda **kwargs: 0)
-        return services.simulation_create_from_base(
-            owner=user, base="base_the_ville_isabella_maria_klaus"
-        )
 
 
 @pytest.fixture

@@ -14,10 +14,10 @@ from llm.models import ModelCall, ModelUsage
 from llm.port import BudgetExhausted, ModelCallInTransaction, ModelUnavailable
 from llm.selectors import model_call_summary
 from memories.models import Memory
+from tests.factories import unseeded_simulation
 from world.eventlog import EventDraft, events_append
 from world.models import Agent, Event, Simulation, SimulationStatus
 
-from .conftest import unseeded_simulation
 from .fake_openai import FakeOpenAI, error
 
 RATED = "test.importance_rated"

@@ -10,11 +10,10 @@ from django.contrib.auth.models import User
 from agents.services import simulation_create_from_base
 from llm.models import ModelCall
 from runtime import engine
+from tests.factories import N3
 from world.models import Event
 
 from .fake_openai import FakeOpenAI, ok
-
-N3 = "base_the_ville_isabella_maria_klaus"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -29,10 +29,10 @@ from llm.policy_server import Latency, PolicyServer
 from llm.port import ModelRequestRejected, llm_run, llm_send_ahead
 from llm.tasks import task_get
 from runtime.engine import simulation_run_inline
-from tests.social.test_openai_flow import talk
+from tests.agents.cognition.test_openai_flow import talk
+from tests.factories import N3
 from world.models import Event, Simulation
 
-N3 = "base_the_ville_isabella_maria_klaus"
 ISABELLA, MARIA = "Isabella Rodriguez", "Maria Lopez"
 MORNING = datetime(2023, 2, 13, 7, 50, tzinfo=UTC)
 STEPS = 60

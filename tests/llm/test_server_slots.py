@@ -24,10 +24,9 @@ from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from llm.slots import server_slot, server_slots_held
 from runtime import engine
+from tests.factories import N3
+from tests.runtime.workers import celery_workers, wait_for
 from world.models import Simulation, SimulationStatus
-
-from ..agents.test_engine import N3
-from ..agents.workers import celery_workers, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,11 +14,10 @@ from llm.local import LocalModelServer
 from llm.models import ModelCall
 from runtime.controls import agent_interview, agent_whisper
 from runtime.engine import simulation_run
+from tests.factories import N3
+from tests.runtime.workers import celery_worker, wait_for
 from world.models import Agent, Location, Simulation, SimulationStatus
 
-from ..agents.workers import celery_worker, wait_for
-
-N3 = "base_the_ville_isabella_maria_klaus"
 HOUR = 360  # steps of 10 s
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from agents.services import simulation_create_from_base
 from memories.models import Evidence, Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create, memories_touch
-from tests.api import N3, advance
+from tests.api import advance
+from tests.factories import simulation_of
 from world.eventlog import simulation_fork, simulation_rebuild, simulation_snapshot
 from world.models import Simulation
 
@@ -18,7 +18,7 @@ KLAUS = "Klaus Mueller"
 
 @pytest.fixture
 def simulation(user: User, ville: object) -> Simulation:
-    simulation = simulation_create_from_base(owner=user, base=N3)
+    simulation = simulation_of(user)
     seeds = simulation.agents.get(name=ISABELLA).memories.count()
     advance(simulation.pk, 2)
     memories_create(

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from agents.events import AGENT_MOVED
-from agents.services import simulation_create_from_base
+from tests.factories import simulation_of
 from world.eventlog import (
     EventDraft,
     events_append,
@@ -43,7 +43,7 @@ def _advance(simulation: Simulation, steps: int) -> None:
 
 @pytest.fixture
 def simulation(user: User, ville: object) -> Simulation:
-    return simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
+    return simulation_of(user)
 
 
 @pytest.mark.django_db
@@ -93,7 +93,7 @@ def test_fork_beyond_current_step_is_refused(simulation: Simulation) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_appends_keep_seq_gap_free(user: User) -> None:
-    simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
+    simulation = simulation_of(user)
     created = Event.objects.filter(simulation=simulation).count()
     errors: list[BaseException] = []
 

@@ -1,0 +1,46 @@
+"""Calls sent ahead (llm/ahead.py): the next hour's decomposition is asked in the
+background while the resident finishes the hour, and the step that decomposes takes it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from llm.models import ModelCall
+from llm.policy_server import PolicyServer
+from tests.runtime.engine.ahead.test_ratings import run, town
+from tests.runtime.engine.ahead.test_run import log_of
+
+TEN_TO_EIGHT = datetime(2023, 2, 13, 7, 50, tzinfo=UTC)
+STEPS = 90  # to 08:05: the hour's last actions start, end, and the next hour begins
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_next_hour_is_decomposed_ahead_and_the_log_is_the_offline_one(
+    user: User, settings: Any
+) -> None:
+    offline = run(town(user, TEN_TO_EIGHT), settings, STEPS)
+    simulation = town(user, TEN_TO_EIGHT)
+    with PolicyServer(latency="fixed:0.1") as server:
+        for key, value in server.settings().items():
+            setattr(settings, key, value)
+        run(simulation, settings, STEPS)
+    assert [x[1:] for x in log_of(simulation)] == [y[1:] for y in log_of(offline)]
+    eight = simulation.sim_time_at(60)  # 08:00, where the residents' next hour begins
+    made = ModelCall.objects.filter(simulation=simulation, task="decompose")
+    ahead = made.filter(priority=1)
+    # Each 08:00 decomposition was asked while its resident was still in its 07:xx
+    # hour, in the background; none was asked by the step that needed it.
+    assert ahead.count() >= 2, list(made.values_list("agent_name", "priority", "sim_time"))
+    assert all(call.sim_time is not None and call.sim_time < eight for call in ahead)
+    asked_then = made.filter(priority=0, sim_time__gte=eight)
+    assert not asked_then.exists(), list(asked_then.values_list("agent_name", "sim_time"))
+    # The offline run made the same decompositions, in the step that needed them.
+    offline_made = ModelCall.objects.filter(simulation=offline, task="decompose")
+    later = offline_made.filter(sim_time__gte=eight)
+    assert later.count() >= 2
+    prompts = set(ahead.values_list("prompt", flat=True))
+    assert set(later.values_list("prompt", flat=True)) <= prompts

@@ -1,0 +1,123 @@
+"""Authorisation on every operation of the OpenAPI schema, so a new endpoint is covered the
+day it is added: anonymous requests get 401; another user's simulation, and everything
+under it, is 404 (as if it did not exist) and absent from lists; the owner gets through."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.api import create, error_of
+from world.models import Event, Town
+
+ISABELLA = "Isabella Rodriguez"
+# A valid body for each operation that takes one, by the end of its path: the 404 for
+# another user's simulation must not depend on a body error coming first.
+BODIES: dict[tuple[str, str], dict[str, Any]] = {
+    ("post", "/api/simulations/"): {"base": "base_the_ville_isabella_maria_klaus"},
+    ("post", "/fork/"): {},
+    ("post", "/run/"): {"steps": 1},
+    ("post", "/pause/"): {},
+    ("post", "/resume/"): {},
+    ("post", "/residents/"): {"name": "Ada Lovelace", "address": "the Ville:Hobbs Cafe:cafe"},
+    ("post", "/retrieve/"): {"query": "party"},
+    ("post", "/why/"): {"statement": "the party"},
+    ("post", "/interview/"): {"persona": "a news reporter", "question": "How are you?"},
+    ("post", "/whisper/"): {"statement": "I should paint"},
+    ("post", "/control/"): {"user_controlled": True},
+    ("post", "/go/"): {"address": "the Ville:Hobbs Cafe:cafe"},
+    ("post", "/say/"): {"to": "Klaus Mueller", "text": "Hi"},
+    ("put", "/objects/"): {"address": "the Ville:Hobbs Cafe:cafe:piano", "state": "playing"},
+    ("post", "/evaluations/"): {"kinds": ["diffusion"]},
+}
+PUBLIC = {"/api/schema/", "/api/docs/"}
+
+
+def _operations(client: APIClient) -> list[tuple[str, str]]:
+    schema = client.get("/api/schema/?format=json").json()
+    return [
+        (method, path)
+        for path, item in schema["paths"].items()
+        for method in item
+        if method in {"get", "post", "put", "patch", "delete"} and path not in PUBLIC
+    ]
+
+
+def _url(path: str, *, simulation: int, town: int) -> str:
+    values = {
+        "simulation_pk": simulation,
+        "town_pk": town,
+        "resident": ISABELLA,
+        "number": 1,
+    }
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name == "id":  # /api/simulations/{id}/ or /api/towns/{id}/
+            return str(town if path.startswith("/api/towns/") else simulation)
+        return str(values[name])
+
+    url = re.sub(r"\{(\w+)\}", fill, path)
+    if url.endswith("/path/"):
+        url += "?from_x=72&from_y=14&to_x=73&to_y=14"
+    return url
+
+
+def _body(method: str, path: str) -> dict[str, Any] | None:
+    if method == "get":
+        return None
+    for (verb, end), body in BODIES.items():
+        if verb == method and path.endswith(end):
+            return body
+    raise AssertionError(f"add a valid body for {method.upper()} {path} to BODIES")
+
+
+@pytest.mark.django_db
+def test_every_operation_refuses_anonymous_requests(api: APIClient, ville: Town) -> None:
+    operations = _operations(api)
+    assert len(operations) >= 30
+    anonymous = APIClient()
+    for method, path in operations:
+        url = _url(path, simulation=1, town=ville.pk)
+        response = getattr(anonymous, method)(url, _body(method, path), format="json")
+        assert response.status_code == 401, (method, url, response.content)
+        assert error_of(response)["code"] == "not_authenticated"
+
+
+@pytest.mark.django_db
+def test_every_operation_hides_another_users_simulation(
+    api: APIClient, other_api: APIClient, ville: Town
+) -> None:
+    theirs = create(other_api)
+    mine = create(api)
+    events = Event.objects.filter(simulation_id=theirs["id"]).count()
+    checked = 0
+    for method, path in _operations(api):
+        if "{simulation_pk}" not in path and not path.startswith("/api/simulations/{id}"):
+            continue
+        url = _url(path, simulation=theirs["id"], town=ville.pk)
+        response = getattr(api, method)(url, _body(method, path), format="json")
+        assert response.status_code == 404, (method, url, response.content)
+        assert error_of(response)["code"] == "not_found"
+        checked += 1
+    assert checked >= 25
+    # Nothing happened to it, and my lists do not show it.
+    assert Event.objects.filter(simulation_id=theirs["id"]).count() == events
+    assert [s["id"] for s in api.get("/api/simulations/").json()["results"]] == [mine["id"]]
+    assert other_api.get(f"/api/simulations/{theirs['id']}/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_owner_gets_through(api: APIClient, ville: Town) -> None:
+    mine = create(api)
+    for method, path in _operations(api):
+        if method != "get":
+            continue
+        url = _url(path, simulation=mine["id"], town=ville.pk)
+        response = api.get(url)
+        # Memory 1 exists (a seed memory), conversation 1 does not (nobody talked yet).
+        expected = (200, 404) if "{number}" in path else (200,)
+        assert response.status_code in expected, (url, response.content)

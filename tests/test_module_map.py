@@ -1,0 +1,101 @@
+"""The module-to-test map (tests/module_map.py): every domain module with behaviour is
+imported by a test module, or is an exception below with the reason. An exception that a
+test now imports, or whose module is gone, fails too: delete its line."""
+
+from __future__ import annotations
+
+from tests.module_map import module_map
+
+_HTTP = (
+    "served over HTTP: tests/api, tests/runtime/controls, tests/memories/test_api.py call its URLs"
+)
+_ADMIN = "the admin site over HTTP: tests/*/test_admin.py and tests/browser/test_admin.py"
+_PROJECTION = (
+    "a projection, applied by world.eventlog; rebuild equal to live in "
+    "tests/memories/test_rebuild.py and tests/api/test_replay.py"
+)
+_ENGINE = (
+    "run through runtime.engine.run and choice by tests/runtime/engine/test_barrier.py, "
+    "tests/runtime/engine/ahead/test_run.py and the runtime tests"
+)
+_COGNITION = (
+    "the paper's cognition, run by the engine in tests/agents/cognition/test_paper.py, "
+    "test_conversation.py and test_openai_flow.py; no unit test yet"
+)
+
+EXCEPTIONS: dict[str, str] = {
+    "world.admin": _ADMIN,
+    "llm.admin": _ADMIN,
+    "memories.admin": _ADMIN,
+    "agents.admin": _ADMIN,
+    "agents.reflection.admin": _ADMIN,
+    "evaluations.admin": _ADMIN,
+    "world.projections": _PROJECTION,
+    "memories.projections": _PROJECTION,
+    "agents.projections.records": _PROJECTION,
+    "agents.projections.residents": _PROJECTION,
+    "agents.projections.talk": _PROJECTION,
+    "world.leases": "the lease mechanism under runtime.leases (tests/runtime/engine/ahead)",
+    "world.rows": "the engine's fixed-SQL reads of every step; every engine test reads through it",
+    "llm.answers": "behind llm.port and llm.services: tests/llm/test_shared_answers.py",
+    "llm.management.commands.model_server": (
+        "serves a local GGUF model: tests/local_model start it as a process"
+    ),
+    "agents.cognition.acting": _COGNITION,
+    "agents.cognition.news": _COGNITION,
+    "agents.cognition.paper": _COGNITION,
+    "agents.cognition.ratings": _COGNITION,
+    "agents.cognition.selectors": _COGNITION,
+    "agents.selectors": "read by the API's resident views over HTTP (tests/api/test_residents.py)",
+    "agents.offline.insights": "issue 30 adds its tests (tests/agents/offline)",
+    "runtime.decisions": _ENGINE,
+    "runtime.engine.ahead.run": _ENGINE,
+    "runtime.engine.barrier.commit": _ENGINE,
+    "runtime.engine.barrier.steps": _ENGINE,
+    "runtime.engine.decide": _ENGINE,
+    "runtime.engine.watchdog": "run by the Celery beat: tests/runtime/test_tasks.py, tests/chaos",
+    "runtime.management.commands.run_simulation": (
+        "a thin command over runtime.engine.run; no test runs the command itself"
+    ),
+    "evaluations.interviews": "run by evaluations.runner (tests/evaluations/test_runner.py)",
+    "evaluations.report": "written by evaluations.runner (tests/evaluations/test_runner.py)",
+    "evaluations.selectors": "read by the evaluation views: tests/evaluations/test_api.py",
+    "api.authentication": _HTTP,
+    "api.cognition_serializers": _HTTP,
+    "api.cognition_views": _HTTP,
+    "api.control_serializers": _HTTP,
+    "api.control_views": _HTTP,
+    "api.evaluation_views": _HTTP,
+    "api.fields": _HTTP,
+    "api.filters": _HTTP,
+    "api.interview_views": _HTTP,
+    "api.llm_views": _HTTP,
+    "api.lookups": _HTTP,
+    "api.memory_serializers": _HTTP,
+    "api.memory_views": _HTTP,
+    "api.middleware": _HTTP,
+    "api.pagination": _HTTP,
+    "api.parsers": _HTTP,
+    "api.reflection_serializers": _HTTP,
+    "api.reflection_views": _HTTP,
+    "api.replay_serializers": _HTTP,
+    "api.replay_views": _HTTP,
+    "api.resident_views": _HTTP,
+    "api.schema": _HTTP,
+    "api.serializers": _HTTP,
+    "api.simulation_views": _HTTP,
+    "api.throttles": _HTTP,
+    "api.town_views": _HTTP,
+    "web.viewer_views": "the viewer's pages over HTTP in a browser: tests/browser",
+    "web.views": "the landing and account pages over HTTP in a browser: tests/browser",
+}
+
+
+def test_every_module_with_behaviour_is_imported_by_a_test_or_excepted() -> None:
+    untested = [name for name, tests in module_map().items() if not tests]
+    assert sorted(set(untested) - set(EXCEPTIONS)) == []
+
+
+def test_every_exception_is_still_untested_and_still_there() -> None:
+    mapping = module_map()
+    assert [name for name in EXCEPTIONS if mapping.get(name, ["(gone)"])] == []
