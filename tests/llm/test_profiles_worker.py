@@ -17,7 +17,7 @@ from llm.policy_server import PolicyServer
 from runtime import engine
 from world.models import Simulation, SimulationStatus
 
-from ..agents.workers import celery_worker, wait_for
+from ..runtime.workers import celery_worker, wait_for
 
 TOWN = "base_the_ville_isabella_maria_klaus"
 
