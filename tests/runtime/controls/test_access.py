@@ -32,7 +32,22 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("post", "/say/"): {"to": "Klaus Mueller", "text": "Hi"},
     ("put", "/objects/"): {"address": "the Ville:Hobbs Cafe:cafe:piano", "state": "playing"},
     ("post", "/evaluations/"): {"kinds": ["diffusion"]},
+    ("post", "/api/bases/"): {},
+    ("put", "/api/bases/{id}/"): {},
+    ("patch", "/api/bases/{id}/"): {},
+    ("post", "/copy/"): {},
+    ("post", "/api/profiles/"): {},
+    ("put", "/api/profiles/{id}/"): {},
+    ("patch", "/api/profiles/{id}/"): {},
+    ("post", "/check/"): {},
+    ("put", "/models/"): {},
+    ("post", "/api/tokens/"): {"name": "a made-up tool"},
+    ("delete", "/api/bases/{id}/"): {},
+    ("delete", "/api/profiles/{id}/"): {},
+    ("delete", "/api/tokens/{id}/"): {},
 }
+# Rooms of the requester's own whose {id} is not a simulation's: the owner's ids per prefix.
+OWN_ROOMS = ("/api/bases/", "/api/profiles/", "/api/tokens/")
 PUBLIC = {"/api/schema/", "/api/docs/"}
 
 
@@ -46,7 +61,7 @@ def _operations(client: APIClient) -> list[tuple[str, str]]:
     ]
 
 
-def _url(path: str, *, simulation: int, town: int) -> str:
+def _url(path: str, *, simulation: int, town: int, own: dict[str, int] | None = None) -> str:
     values = {
         "simulation_pk": simulation,
         "town_pk": town,
@@ -56,7 +71,10 @@ def _url(path: str, *, simulation: int, town: int) -> str:
 
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name == "id":  # /api/simulations/{id}/ or /api/towns/{id}/
+        if name == "id":  # /api/simulations/{id}/ or /api/towns/{id}/, or one of OWN_ROOMS
+            for prefix, pk in (own or {}).items():
+                if path.startswith(prefix):
+                    return str(pk)
             return str(town if path.startswith("/api/towns/") else simulation)
         return str(values[name])
 
@@ -113,10 +131,16 @@ def test_every_operation_hides_another_users_simulation(
 @pytest.mark.django_db
 def test_the_owner_gets_through(api: APIClient, ville: Town) -> None:
     mine = create(api)
+    profile = {"name": "made-up", "backend": "offline", "model": "rules"}
+    own = {
+        "/api/bases/": api.get("/api/bases/").json()["results"][0]["id"],  # a shipped one
+        "/api/profiles/": api.post("/api/profiles/", profile, format="json").json()["id"],
+        "/api/tokens/": api.post("/api/tokens/", {"name": "made-up"}, format="json").json()["id"],
+    }
     for method, path in _operations(api):
         if method != "get":
             continue
-        url = _url(path, simulation=mine["id"], town=ville.pk)
+        url = _url(path, simulation=mine["id"], town=ville.pk, own=own)
         response = api.get(url)
         # Memory 1 exists (a seed memory), conversation 1 does not (nobody talked yet).
         expected = (200, 404) if "{number}" in path else (200,)
