@@ -9,6 +9,8 @@ from rest_framework import serializers
 
 from llm.models import ModelProfile
 
+from .fields import StrictFieldsMixin
+
 
 class ModelProfileSerializer(serializers.ModelSerializer[ModelProfile]):
     owner = serializers.CharField(source="owner.username", read_only=True)
@@ -52,7 +54,7 @@ class ProfileCheckSerializer(serializers.Serializer[Any]):
     message = serializers.CharField()
 
 
-class SimulationModelsSerializer(serializers.Serializer[Any]):
+class SimulationModelsSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
     routes = serializers.DictField(
         child=serializers.IntegerField(allow_null=True),
         required=False,

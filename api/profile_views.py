@@ -6,10 +6,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import exceptions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
@@ -29,6 +28,7 @@ from llm.profile_services import (
 
 from .errors import Conflict, error_responses
 from .lookups import SIMULATION_ID, requester, simulation_owned
+from .parsers import JSONParser
 from .profile_serializers import (
     ModelProfileSerializer,
     ProfileCheckSerializer,
@@ -36,12 +36,22 @@ from .profile_serializers import (
 )
 
 
+@extend_schema_view(
+    create=extend_schema(responses={201: ModelProfileSerializer, **error_responses(400, 403)}),
+    update=extend_schema(responses={200: ModelProfileSerializer, **error_responses(400, 403, 404)}),
+    partial_update=extend_schema(
+        responses={200: ModelProfileSerializer, **error_responses(400, 403, 404)}
+    ),
+    retrieve=extend_schema(responses={200: ModelProfileSerializer, **error_responses(404)}),
+    destroy=extend_schema(responses={204: None, **error_responses(403, 404)}),
+)
 class ModelProfileViewSet(viewsets.ModelViewSet[ModelProfile]):
     """The requester's model profiles and those staff shared; only its owner changes one."""
 
     serializer_class = ModelProfileSerializer
     queryset = ModelProfile.objects.none()
-    parser_classes = [JSONParser]
+    parser_classes = [JSONParser]  # the project's: bounded depth and size, typed bodies only
+    lookup_value_regex = r"\d+"
 
     def get_queryset(self) -> QuerySet[ModelProfile]:
         if getattr(self, "swagger_fake_view", False):

@@ -6,6 +6,8 @@ from rest_framework import serializers
 
 from integration.models import NAME_MAX, ApiToken
 
+from .fields import StrictFieldsMixin
+
 
 class ApiTokenSerializer(serializers.ModelSerializer[ApiToken]):
     revoked = serializers.SerializerMethodField()
@@ -19,7 +21,7 @@ class ApiTokenSerializer(serializers.ModelSerializer[ApiToken]):
         return token.revoked_at is not None
 
 
-class ApiTokenCreateSerializer(serializers.Serializer[None]):
+class ApiTokenCreateSerializer(StrictFieldsMixin, serializers.Serializer[None]):
     name = serializers.CharField(max_length=NAME_MAX, help_text="What the token is for.")
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -38,6 +38,13 @@ class ApiTokenViewSet(
         return super().list(request, *args, **kwargs)
 
     @extend_schema(
+        summary="One of your API tokens (never its key)",
+        responses={200: ApiTokenSerializer, **error_responses(404)},
+    )
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().retrieve(request, *args, **kwargs)
+
+    @extend_schema(
         summary="Make an API token: its key is in this answer only",
         request=ApiTokenCreateSerializer,
         responses={201: ApiTokenMadeSerializer, **error_responses(400)},
@@ -65,5 +72,5 @@ class ApiTokenViewSet(
         try:
             api_token_revoke(user=user, token_id=int(pk or 0))
         except (ApiToken.DoesNotExist, ValueError):
-            return Response({"detail": "No such token."}, status=status.HTTP_404_NOT_FOUND)
+            raise exceptions.NotFound("No such token.") from None
         return Response(status=status.HTTP_204_NO_CONTENT)
