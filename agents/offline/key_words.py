@@ -15,11 +15,11 @@ question asks: it holds half of the question's key words (rounded up; two of a q
 of two or more: "Is anyone throwing a chess event?" asks about chess), a word of one of
 its full names (two capitalised words or more: a person, a place) if it says any, and at
 least one of its key words besides names (capitalised words after its first) if it has
-any, besides a verb of making an event happen if it has more: "Isabella Rodriguez is
-planning her day at Hobbs Cafe" does not state "Isabella Rodriguez is throwing a party at
-Hobbs Cafe". "Is Sam Moore hosting anything?" is not answered by
-"Maria Lopez is friends with Sam Moore" (no word of hosting), "Did you hear that Sam
-Moore is running for mayor?" not by "John Lin wonders who will run for mayor" (not of
+any, besides a verb of making an event happen if it has more: "Ada Quill is
+planning her day at the Tin Lantern" does not state "Ada Quill is throwing a party at
+the Tin Lantern". "Is Ned Bramble hosting anything?" is not answered by
+"Ivo Marsh is friends with Ned Bramble" (no word of hosting), "Did you hear that Ned
+Bramble is running for warden?" not by "Ivo Marsh wonders who will run for warden" (not of
 Sam), nor by a conversation whose one line names Sam and another the election (words
 of two sentences state nothing together); "Ada Quinn's kite contest is at Fern Hill" is
 a statement of "Did you hear that Ada Quinn is holding a kite contest at Fern Hill?"
@@ -135,7 +135,7 @@ def stem(word: str) -> str:
 
 
 # Verbs of making an event happen, one key word: "Is Sam hosting anything?" is answered by
-# "Sam Moore is organising a quiz night".
+# "Ned Bramble is organising a quiz night".
 _MAKING = "plan"
 _ONE_MEANING = {word: _MAKING for word in ("organ", "host", "throw", "arran", "hold")}
 
@@ -187,7 +187,7 @@ _ASKING = frozenset(
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z']+")
 
 
-# A name of two words or more: a person's full name, a place's ("Sam Moore", "Hobbs Cafe").
+# A name of two words or more: a person's full name, a place's ("Ned Bramble", "Tin Lantern").
 _FULL_NAME = re.compile(r"[A-Z][A-Za-z']+(?:\s+[A-Z][A-Za-z']+)+")
 
 

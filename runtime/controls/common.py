@@ -103,7 +103,7 @@ def refreshed(agent: Agent) -> Agent:
 
 
 def place_words(address: str) -> str:
-    """'the Ville:Hobbs Cafe:cafe' -> 'cafe of Hobbs Cafe'; a sector stays its name."""
+    """'Brindle Green:Kettle Cafe:cafe' -> 'cafe of Kettle Cafe'; a sector stays its name."""
     place = Address.parse(address)
     if place.depth <= 2:
         return place.leaf
