@@ -99,6 +99,7 @@ EXCEPTIONS: dict[str, str] = {
     "llm.profile_check": "a profile's check over REST: tests/llm/test_profiles.py",
     "llm.profile_services": "routes set over REST: tests/llm/test_routing_money.py",
     "llm.profiles": "routing, through llm_run in tests/llm/test_routing_money.py",
+    "web.simulation_views": "a new simulation in a browser: tests/browser/test_new_simulation.py",
     "web.token_views": "the tokens page in a browser: tests/browser/test_tokens.py",
     "web.viewer_views": "the viewer's pages over HTTP in a browser: tests/browser",
     "web.views": "the landing and account pages over HTTP in a browser: tests/browser",

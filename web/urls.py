@@ -1,14 +1,15 @@
-"""URLs of the web face: the landing page and the session login and logout."""
+"""URLs of the web face: the landing page, a new simulation, the viewer, tokens, login."""
 
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import token_views, viewer_views, views
+from . import simulation_views, token_views, viewer_views, views
 
 urlpatterns = [
     path("", views.landing, name="landing"),
+    path("simulations/new/", simulation_views.simulation_new, name="simulation-new"),
     path("simulations/<int:pk>/", viewer_views.viewer, name="viewer"),
     path("accounts/tokens/", token_views.tokens, name="tokens"),
     path("accounts/tokens/<int:pk>/revoke/", token_views.token_revoke, name="token-revoke"),

@@ -6,18 +6,22 @@ import math
 from typing import Any
 
 from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.models import User
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from smallville_project.auth_failures import auth_failed, auth_wait
-from world.selectors import simulation_list
+
+from .simulation_views import landing_context
 
 
 def landing(request: HttpRequest) -> HttpResponse:
-    """What Smallville is, where its API docs and admin are, and the user's simulations."""
-    simulations = simulation_list(user=request.user).only("id", "name", "status", "step")
-    return render(request, "web/landing.html", {"simulations": simulations})
+    """What Smallville is, where its API docs and admin are; for a logged-in user, their
+    simulations and a form to make one from a base."""
+    user = request.user
+    context = landing_context(user) if isinstance(user, User) else {}
+    return render(request, "web/landing.html", context)
 
 
 class ThrottledLoginView(LoginView):
