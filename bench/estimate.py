@@ -6,8 +6,8 @@ Runs N earlier simulations of base_the_ville_n25 (the paper's cognition, from 07
 its estimate for H hours (`llm.estimate`, from the earlier runs' ledger, and the default
 table as if there were none) is taken before it runs, and compared with what its ledger
 shows after. With `--policy` a second new run (seed N+2) goes through the policy server
-(the `openai` backend over HTTP), estimated from the same offline runs. Counts, not timings: a loaded machine gives the same numbers,
-except the wall seconds.
+(the `openai` backend over HTTP), estimated from the same offline runs. Counts, not
+timings: a loaded machine gives the same numbers, except the wall seconds.
 """
 
 from __future__ import annotations

@@ -31,20 +31,38 @@ from .profiles import call_cost, profile_route
 from .services import ABANDONED
 
 MAX_RUNS = 5  # the most recent earlier runs read
-# With no earlier run: per resident per sim hour, by task, (calls, prompt tokens,
-# completion tokens). Calls: the n25 sim day of `bench cognition` (docs/benchmarks.md,
-# 2026-11-21); tokens per call: the n25 hours of `bench estimate` (2026-11-27), offline.
+# With no earlier run: calls per resident per sim hour by task, from the n25 sim day of
+# `bench cognition` (docs/benchmarks.md, 2026-11-21), and each call's prompt and
+# completion tokens, from the first n25 hours of `bench estimate` (2026-11-27, offline;
+# the reflection tasks, which the hour did not make, at a middling call's size).
+_CALLS = {
+    "importance_many": 3.09,
+    "decompose": 0.8,
+    "react": 0.52,
+    "converse_line": 0.49,
+    "reflection_insights": 0.14,
+    "conversation_summary": 0.1,
+    "day_plan": 0.04,
+    "reflection_questions": 0.04,
+    "hourly_schedule": 0.04,
+    "summary": 0.04,
+}
+_SIZES = {
+    "importance_many": (488, 21),
+    "decompose": (366, 358),
+    "react": (270, 20),
+    "converse_line": (453, 34),
+    "reflection_insights": (450, 100),
+    "conversation_summary": (197, 111),
+    "day_plan": (487, 292),
+    "reflection_questions": (450, 100),
+    "hourly_schedule": (491, 1042),
+    "summary": (323, 109),
+}
+# Per resident per sim hour, by task: (calls, prompt tokens, completion tokens).
 DEFAULT_RATES: dict[str, tuple[float, float, float]] = {
-    "importance_many": (3.09, 3.09 * 330, 3.09 * 12),
-    "decompose": (0.8, 0.8 * 760, 0.8 * 300),
-    "react": (0.52, 0.52 * 520, 0.52 * 25),
-    "converse_line": (0.49, 0.49 * 700, 0.49 * 30),
-    "reflection_insights": (0.14, 0.14 * 700, 0.14 * 120),
-    "conversation_summary": (0.1, 0.1 * 450, 0.1 * 40),
-    "day_plan": (0.04, 0.04 * 560, 0.04 * 200),
-    "reflection_questions": (0.04, 0.04 * 700, 0.04 * 60),
-    "hourly_schedule": (0.04, 0.04 * 650, 0.04 * 500),
-    "summary": (0.04, 0.04 * 520, 0.04 * 90),
+    task: (calls, calls * _SIZES[task][0], calls * _SIZES[task][1])
+    for task, calls in _CALLS.items()
 }
 DEFAULT_RANGE = (0.5, 2.0)  # the default table's stated uncertainty: half to twice
 
@@ -209,11 +227,11 @@ def simulation_estimate(*, simulation: Simulation, hours: float) -> dict[str, An
         t: [sum(b[t][i] for b in per_run if t in b) / len(per_run) for i in range(3)]
         for t in sorted(tasks)
     }
+    spread = _range
     if basis == "default":  # the first entry is the table itself, the others its range
-        expected = dict(per_run[0])
+        expected, spread = dict(per_run[0]), _default
     targets = {_model(profile) for profile in profiles.values()}
     walls = [e[1] for run, e in zip(runs, estimates, strict=True) if run.models <= targets]
-    money = _range([float(c) for c in costs])
     return {
         "simulation": simulation.pk,
         "hours": hours,
@@ -221,12 +239,12 @@ def simulation_estimate(*, simulation: Simulation, hours: float) -> dict[str, An
         "from_step": simulation.step,
         "basis": basis,
         "runs": [run.simulation.pk for run in runs],
-        "extrapolated_hours": (round(max(e[2] for e in estimates), 3) if runs else 0.0),
-        "calls": _rounded(_range(calls) if runs else _default(calls)),
-        "tokens": _rounded(_range(tokens) if runs else _default(tokens)),
+        "extrapolated_hours": round(max((e[2] for e in estimates), default=0.0), 3),
+        "calls": _rounded(spread(calls)),
+        "tokens": _rounded(spread(tokens)),
         "cost": {
             key: Decimal(value).quantize(Decimal("0.0001"))
-            for key, value in (money if runs else _default([float(c) for c in costs])).items()
+            for key, value in spread([float(c) for c in costs]).items()
         },
         "wall_seconds": _rounded(_range(walls)) if walls else None,
         "by_task": [
