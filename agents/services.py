@@ -13,7 +13,7 @@ from agents.bases.services import base_loaded
 from agents.config import config_normalise
 from agents.events import agent_created
 from llm.importance import importance_rate
-from llm.services import model_quota_check
+from llm.quotas import model_quota_check
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
 from world.clock import sim_time_check

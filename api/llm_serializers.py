@@ -119,3 +119,58 @@ class ModelCallSummarySerializer(serializers.Serializer[Any]):
     by_agent = AgentTotalsSerializer(many=True)
     by_model = ModelTotalsSerializer(many=True)
     by_sim_hour = SimHourTotalsSerializer(many=True)
+
+
+class EstimateQuerySerializer(serializers.Serializer[Any]):
+    """The span to estimate."""
+
+    hours = serializers.FloatField(
+        min_value=0.01, max_value=720, help_text="sim hours from the simulation's current step"
+    )
+
+
+class RangeSerializer(serializers.Serializer[Any]):
+    expected = serializers.FloatField()
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+
+
+class MoneyRangeSerializer(serializers.Serializer[Any]):
+    expected = serializers.DecimalField(max_digits=16, decimal_places=4)
+    low = serializers.DecimalField(max_digits=16, decimal_places=4)
+    high = serializers.DecimalField(max_digits=16, decimal_places=4)
+
+
+class TaskEstimateSerializer(serializers.Serializer[Any]):
+    task = serializers.CharField()
+    profile = serializers.IntegerField(
+        allow_null=True, help_text="the profile it routes to; null: the settings"
+    )
+    calls = serializers.FloatField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    cost = serializers.DecimalField(max_digits=16, decimal_places=4)
+
+
+class EstimateSerializer(serializers.Serializer[Any]):
+    simulation = serializers.IntegerField()
+    hours = serializers.FloatField()
+    residents = serializers.IntegerField()
+    from_step = serializers.IntegerField()
+    basis = serializers.ChoiceField(
+        ["ledger", "default"],
+        help_text="ledger: earlier runs of the same base; default: the stated default table",
+    )
+    runs = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the earlier runs the rates come from"
+    )
+    extrapolated_hours = serializers.FloatField(
+        help_text="hours of the span past what an earlier run reached (its mean rate there)"
+    )
+    calls = RangeSerializer()
+    tokens = RangeSerializer()
+    cost = MoneyRangeSerializer(help_text="at the prices of the profiles each task routes to")
+    wall_seconds = RangeSerializer(
+        allow_null=True, help_text="from earlier runs on the same models; null: none yet"
+    )
+    by_task = TaskEstimateSerializer(many=True)

@@ -18,6 +18,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="model-call-summary",
     ),
     path(
+        "simulations/<int:simulation_pk>/estimate/",
+        llm_views.EstimateView.as_view(),
+        name="simulation-estimate",
+    ),
+    path(
         "simulations/<int:simulation_pk>/models/",
         profile_views.SimulationModelsView.as_view(),
         name="simulation-models",

@@ -12,12 +12,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from llm.estimate import simulation_estimate
 from llm.models import ModelCall
 from llm.selectors import model_call_list, model_call_summary
 
 from .errors import error_responses
 from .filters import StrictBooleanFilter
-from .llm_serializers import ModelCallSerializer, ModelCallSummarySerializer
+from .llm_serializers import (
+    EstimateQuerySerializer,
+    EstimateSerializer,
+    ModelCallSerializer,
+    ModelCallSummarySerializer,
+)
 from .lookups import SIMULATION_ID, simulation_owned
 
 
@@ -77,3 +83,24 @@ class ModelCallSummaryView(APIView):
         simulation = simulation_owned(request, simulation_pk)
         summary = model_call_summary(simulation=simulation)
         return Response(ModelCallSummarySerializer(summary).data)
+
+
+class EstimateView(APIView):
+    """What the simulation's next sim hours will cost on its profiles, before they run."""
+
+    @extend_schema(
+        summary="An estimate of a span's calls, tokens, money and wall time, before it runs",
+        description="From the ledger of the owner's earlier runs of the same base (per "
+        "resident per sim hour since a run's start, by task), or the stated default table "
+        "where there are none; `low` and `high` are the range over earlier runs (half to "
+        "twice for the default table). Money is at the prices of the profiles each task "
+        "routes to.",
+        parameters=[SIMULATION_ID, EstimateQuerySerializer],
+        responses={200: EstimateSerializer, **error_responses(400, 401, 404)},
+    )
+    def get(self, request: Request, simulation_pk: int) -> Response:
+        simulation = simulation_owned(request, simulation_pk)
+        query = EstimateQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        found = simulation_estimate(simulation=simulation, hours=query.validated_data["hours"])
+        return Response(EstimateSerializer(found).data)

@@ -25,6 +25,7 @@ BENCHES = (
     "cognition",
     "latency",
     "billing",
+    "estimate",
     "load",
     "emergence",
     "local_model",

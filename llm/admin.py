@@ -131,7 +131,7 @@ class ModelQuotaAdmin(_ModelAdmin):
     """Per-user limits of model calls a day; staff set them (SMALLVILLE_USER_DAILY_CALLS
     applies to users without one)."""
 
-    list_display = ["user", "calls_per_day"]
+    list_display = ["user", "calls_per_day", "money_per_day"]
     search_fields = ["user__username"]
     autocomplete_fields = ["user"]
 

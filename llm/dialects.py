@@ -8,7 +8,8 @@ Servers that call themselves OpenAI-compatible differ in how they take a JSON sc
 - `llama_server` (llama.cpp's `llama-server`): `response_format: {type: json_schema}`,
   compiled to a grammar;
 - `vllm` (vLLM): `extra_body: {guided_json: {...}}`;
-- `ollama` (Ollama's `/v1`): `response_format: {type: json_schema, ...}`.
+- `ollama` (Ollama's `/v1`): `response_format: {type: json_schema, ...}`, compiled to a
+  grammar (its `format`).
 
 Each dialect is a ladder of request formats, tried from the top: when a server refuses
 one (HTTP 400/422, or a 500 that names the response format, as llama-cpp-python answers
@@ -17,7 +18,9 @@ one (HTTP 400/422, or a 500 that names the response format, as llama-cpp-python 
 from SMALLVILLE_LLM_DIALECT, or, with `auto`, from a probe of `GET /models` on first
 contact (`owned_by` names the server).
 
-A grammar engine compiles the schema into a grammar, and long bounds (a `maxLength` of
+OpenAI's strict mode takes a subset of JSON Schema (every object closed, every property
+required, no string lengths): the schema sent to it is `strict_schema(...)`. A grammar
+engine compiles the schema into a grammar, and long bounds (a `maxLength` of
 600 becomes 600 nested optional rules) make grammars that llama.cpp fails to parse or
 crashes on; the schema sent to one is `grammar_schema(...)`: types, required fields,
 enums, patterns and small bounds kept, long length and count bounds dropped. The reply
@@ -38,7 +41,7 @@ LADDERS: dict[str, tuple[str, ...]] = {
     "llama_cpp_python": ("json_object_schema", "json_object", "text"),
     "llama_server": ("json_schema_grammar", "json_object", "text"),
     "vllm": ("guided_json", "json_object", "text"),
-    "ollama": ("json_schema", "json_object", "text"),
+    "ollama": ("json_schema_grammar", "json_object", "text"),
 }
 
 # What `GET /models` says of the server in `owned_by`, lower-cased.
@@ -98,6 +101,61 @@ def grammar_schema(schema: Any) -> Any:
     return simplify(schema)
 
 
+# What OpenAI's strict structured outputs take ("Supported schemas" in its Structured
+# Outputs guide): these keywords, every object closed and every property required.
+STRICT_KEYWORDS = frozenset(
+    {
+        *("type", "description", "enum", "const", "anyOf", "$ref", "$defs"),
+        *("properties", "required", "additionalProperties", "items", "minItems", "maxItems"),
+        *("pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"),
+        "multipleOf",
+    }
+)
+
+
+def _nullable(schema: Any) -> bool:
+    kind = schema.get("type")
+    return (
+        kind == "null"
+        or (isinstance(kind, list) and "null" in kind)
+        or any(_nullable(option) for option in schema.get("anyOf", []))
+    )
+
+
+def strict_schema(schema: Any) -> Any:
+    """`schema` as OpenAI's strict mode takes it: keywords outside its subset dropped
+    (string lengths, titles, defaults: the full model checks them after parsing), a `$ref`
+    beside other keywords inlined, and an optional property that may be null made
+    required (null then stands for its absence). One that may not be null stays optional,
+    and the schema is then sent without `strict` (`strict_compatible`)."""
+    defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
+
+    def convert(node: Any) -> Any:
+        if isinstance(node, list):
+            return [convert(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node and len(node) > 1:
+            target = defs[node["$ref"].rsplit("/", 1)[-1]]
+            node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        out = {
+            key: convert(value)
+            for key, value in node.items()
+            if key in STRICT_KEYWORDS and key not in ("properties", "$defs")
+        }
+        if "$defs" in node:
+            out["$defs"] = {name: convert(value) for name, value in node["$defs"].items()}
+        if isinstance(node.get("properties"), dict):
+            out["properties"] = {k: convert(v) for k, v in node["properties"].items()}
+            required = set(node.get("required", []))
+            optional = [k for k in node["properties"] if k not in required]
+            if all(_nullable(node["properties"][k]) for k in optional):
+                out["required"] = list(node["properties"])
+        return out
+
+    return convert(schema)
+
+
 def strict_compatible(schema: object) -> bool:
     """Whether OpenAI's strict mode takes this schema: every object closed, every field
     required. Strict mode rejects other schemas outright; without it the schema still
@@ -124,7 +182,7 @@ def _json_schema(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 
 _REQUEST: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
-    "json_schema": _json_schema,
+    "json_schema": lambda name, schema: _json_schema(name, strict_schema(schema)),
     "json_schema_grammar": lambda name, schema: _json_schema(name, grammar_schema(schema)),
     "json_object_schema": lambda _name, schema: {
         "response_format": {"type": "json_object", "schema": grammar_schema(schema)}

@@ -188,8 +188,8 @@ class ModelUsage(models.Model):
 
 
 class ModelQuota(models.Model):
-    """A user's own limit of model calls per rolling day, over all its simulations; without
-    one, SMALLVILLE_USER_DAILY_CALLS applies (no limit when that is unset)."""
+    """A user's own limits per rolling day over all its simulations: model calls (without
+    one, SMALLVILLE_USER_DAILY_CALLS applies; no limit when that is unset) and money."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="model_quota"
@@ -197,9 +197,19 @@ class ModelQuota(models.Model):
     calls_per_day = models.PositiveIntegerField(
         null=True, blank=True, help_text="empty: no limit for this user"
     )
+    money_per_day = models.DecimalField(
+        max_digits=16,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        help_text="what the user's simulations may spend on model calls per rolling day, at "
+        "their profiles' prices; empty: no limit in money",
+    )
 
     def __str__(self) -> str:
-        return f"{self.user}: {self.calls_per_day or 'no limit'} calls a day"
+        calls = f"{self.calls_per_day or 'no limit'} calls"
+        money = f", {self.money_per_day} in money" if self.money_per_day is not None else ""
+        return f"{self.user}: {calls}{money} a day"
 
 
 class ModelProfile(models.Model):

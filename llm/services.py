@@ -15,7 +15,6 @@ that ended. A call's `key` makes identical calls one (llm/answers.py).
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -27,31 +26,11 @@ from world.leases import holders_alive, process_lease
 from world.models import Agent, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
-from .errors import BudgetExhausted, QuotaExceeded
-from .models import ModelCall, ModelQuota, ModelUsage
+from .errors import BudgetExhausted
+from .models import ModelCall, ModelUsage
+from .quotas import model_quota_check
 
 _STOPPABLE = (SimulationStatus.IDLE, SimulationStatus.RUNNING, SimulationStatus.PAUSED)
-
-
-QUOTA_WINDOW = timedelta(days=1)
-
-
-def model_quota_check(*, owner_id: int) -> None:
-    """QuotaExceeded when the owner made its quota of calls in the last day."""
-    own = ModelQuota.objects.filter(user_id=owner_id).values_list("calls_per_day", flat=True)
-    rows = list(own)
-    limit = rows[0] if rows else settings.SMALLVILLE_USER_DAILY_CALLS
-    if limit is None:
-        return
-    since = timezone.now() - QUOTA_WINDOW
-    window = ModelCall.objects.filter(simulation__owner_id=owner_id, created_at__gte=since)
-    if window.count() < limit:
-        return
-    oldest = window.order_by("created_at").values_list("created_at", flat=True).first()
-    wait = (oldest + QUOTA_WINDOW - timezone.now()).total_seconds() if oldest else 60
-    raise QuotaExceeded(
-        f"the model-call quota of {limit} calls a day is used up", retry_after=max(1, int(wait))
-    )
 
 
 def model_call_admit(

@@ -97,7 +97,6 @@ EXCEPTIONS: dict[str, str] = {
     "api.token_views": _HTTP,
     "evaluations.passes": "an evaluation's pass, run through evaluations.runner's tests",
     "llm.profile_check": "a profile's check over REST: tests/llm/test_profiles.py",
-    "llm.profile_services": "routes set over REST: tests/llm/test_routing_money.py",
     "llm.profiles": "routing, through llm_run in tests/llm/test_routing_money.py",
     "web.simulation_views": "a new simulation in a browser: tests/browser/test_new_simulation.py",
     "web.token_views": "the tokens page in a browser: tests/browser/test_tokens.py",

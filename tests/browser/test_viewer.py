@@ -135,6 +135,10 @@ def test_viewer_draws_the_ville_and_its_residents(
     assert sum(rgb == [61, 66, 71] for rgb in dark) > len(dark) * 0.6, dark
     assert page.locator("#offline-note").is_visible()
     assert "rules, not from a language model" in page.inner_text("#offline-note")
+    # Beside Run, the estimate for the steps in the box (no earlier run: the default table).
+    page.wait_for_function("document.getElementById('estimate').textContent.includes('calls')")
+    assert "tokens" in page.inner_text("#estimate")
+    assert "default table" in (page.get_attribute("#estimate", "title") or "")
     assert traffic.offsite() == [], "something was loaded from outside the server"
     assert traffic.failed() == []
     assert any(url.endswith("/static/web/viewer/main.js") for url in traffic.static())

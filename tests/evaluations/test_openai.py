@@ -13,6 +13,7 @@ from evaluations.judge import JUDGE, Ranking
 from evaluations.models import InterviewAnswer
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create
+from llm.dialects import strict_schema
 from llm.models import ModelCall
 from llm.tasks import output_token_limit
 from memories.models import MemoryKind
@@ -57,9 +58,11 @@ def test_the_judge_ranks_through_the_openai_backend(
     requests = [r["body"] for r in openai_llm.chat_requests()[ANSWERS:]]
     assert len(requests) == 78
     assert all(r["max_tokens"] == output_token_limit(JUDGE) for r in requests)
+    sent = requests[0]["response_format"]["json_schema"]  # in strict mode's subset
+    assert sent["strict"] is True
     assert (
-        Ranking.model_json_schema()["properties"]["ranking"]
-        == (requests[0]["response_format"]["json_schema"]["schema"]["properties"]["ranking"])
+        strict_schema(Ranking.model_json_schema())["properties"]["ranking"]
+        == sent["schema"]["properties"]["ranking"]
     )
     # The model's "B, A" is stored: the answer labelled B is ranked first, for every question
     # but the first, whose ranking is the fail-safe rule's and marked so.

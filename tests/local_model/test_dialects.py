@@ -91,3 +91,34 @@ def test_every_tasks_schema_compiles_on_the_real_grammar_engine(
         )
         assert reply.choices[0].message.content, task.name
     assert "believability_judge" in {task.name for task in task_list()}
+
+
+def test_every_tasks_schema_for_a_grammar_compiles_with_llama_cpps_parser() -> None:
+    """llama.cpp's own grammar parser (the one its servers and Ollama run, here on the
+    bundled model's vocabulary) compiles each task's schema as the grammar dialects send
+    it; the full schema of a long free-text field is the one it refuses."""
+    import json
+
+    import llama_cpp
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    import agents.reflection.prompts  # noqa: F401  (registers the reflection tasks)
+    import evaluations.judge  # noqa: F401  (registers the judge)
+    from llm.dialects import grammar_schema
+    from llm.local import local_model_path
+    from llm.tasks import task_list
+
+    model = llama_cpp.Llama(model_path=str(local_model_path()), vocab_only=True, verbose=False)
+    vocab = llama_cpp.llama_model_get_vocab(model.model)
+
+    def compiles(schema: dict[str, Any]) -> bool:
+        grammar = json_schema_to_gbnf(json.dumps(schema)).encode()
+        sampler = llama_cpp.llama_sampler_init_grammar(vocab, grammar, b"root")
+        if sampler:
+            llama_cpp.llama_sampler_free(sampler)
+        return bool(sampler)
+
+    tasks = task_list()
+    assert len(tasks) >= 17
+    assert [t.name for t in tasks if not compiles(grammar_schema(t.output_schema))] == []
+    assert not compiles(next(t for t in tasks if t.name == "summary").output_schema)

@@ -89,6 +89,7 @@ class Viewer {
     this.wire();
     this.showSimulation(simulation);
     this.offlineNote();
+    this.estimate();
     await this.emojiFont;
     root.dataset.ready = "true";
     this.poll();
@@ -182,6 +183,24 @@ class Viewer {
     $("offline-note").hidden = !offline;
   }
 
+  // What the steps in the box will cost, from GET estimate/ (kept to one line).
+  async estimate() {
+    const s = this.simulation;
+    const steps = Number($("run-steps").value);
+    if (!s || !(steps > 0)) return;
+    const hours = (steps * s.sec_per_step) / 3600;
+    try {
+      const e = await getJSON(`${API}/estimate/?hours=${hours}`);
+      const range = (r) => `${Math.round(r.expected)} (${Math.round(r.low)}-${Math.round(r.high)})`;
+      const money = Number(e.cost.expected) > 0 ? `, ${e.cost.expected}` : "";
+      const basis = e.basis === "ledger" ? `${e.runs.length} earlier run(s)` : "the default table";
+      $("estimate").textContent = `≈ ${range(e.calls)} calls, ${range(e.tokens)} tokens${money}`;
+      $("estimate").title = `estimate from ${basis}; range over them`;
+    } catch (error) {
+      $("estimate").textContent = "";
+    }
+  }
+
   wire() {
     const slider = $("slider");
     slider.addEventListener("input", () => this.scrub(Number(slider.value)));
@@ -198,6 +217,7 @@ class Viewer {
     $("zoom-in").addEventListener("click", () => this.town.setScale(this.town.tile * ZOOM));
     $("zoom-out").addEventListener("click", () => this.town.setScale(this.town.tile / ZOOM));
     $("run").addEventListener("click", () => this.control("run", { steps: Number($("run-steps").value) }));
+    $("run-steps").addEventListener("change", () => this.estimate());
     $("pause").addEventListener("click", () => this.control("pause"));
     $("resume").addEventListener("click", () => this.control("resume"));
   }
