@@ -16,6 +16,7 @@ from .conditions import Condition
 from .facts import FactError, facts_of
 from .models import Evaluation, EvaluationKind, EvaluationStatus, InterviewAnswer
 from .questions import QUESTIONS, interview_questions
+from .signals import evaluation_ended
 
 HUMAN = "human"
 HUMAN_ANSWER_MAX = 2000
@@ -252,6 +253,8 @@ def evaluation_fail(*, evaluation: Evaluation, reason: str) -> bool:
     failed = Evaluation.objects.filter(pk=evaluation.pk, status=EvaluationStatus.RUNNING).update(
         status=EvaluationStatus.FAILED, result={"error": reason}, finished_at=timezone.now()
     )
+    if failed:
+        _ended(evaluation, "failed")
     return failed == 1
 
 
@@ -260,4 +263,11 @@ def evaluation_finish(*, evaluation: Evaluation, result: dict[str, object]) -> b
     finished = Evaluation.objects.filter(pk=evaluation.pk, status=EvaluationStatus.RUNNING).update(
         status=EvaluationStatus.DONE, result=result, finished_at=timezone.now()
     )
+    if finished:
+        _ended(evaluation, "done")
     return finished == 1
+
+
+def _ended(evaluation: Evaluation, outcome: str) -> None:
+    ended = Evaluation.objects.select_related("simulation").get(pk=evaluation.pk)
+    evaluation_ended.send(sender=Evaluation, evaluation=ended, outcome=outcome)
