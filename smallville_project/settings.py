@@ -213,6 +213,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "LocationKindEnum": "world.models.LocationKind",
         "MemoryKindEnum": "memories.models.MemoryKind",
+        "WebhookEventEnum": "integration.webhooks.models.WebhookEvent",
     },
     # Swagger UI and Redoc from drf-spectacular-sidecar's static files: no CDN, no network.
     "SWAGGER_UI_DIST": "SIDECAR",
