@@ -16,7 +16,6 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from .models import Event, Simulation
-from .signals import events_appended
 
 _CHUNK = 2000
 
@@ -150,7 +149,6 @@ def events_append_steps(
             event.id = ids[event.seq]
         simulation.last_seq = seq
         _apply(simulation, events, in_log_order=None if projected else True)
-        events_appended.send(sender=Simulation, simulation=simulation, events=events)
     return events
 
 

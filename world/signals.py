@@ -1,5 +1,5 @@
 """Signals the world sends for the layers above to act on (integration's webhooks): a run
-that ended, and events appended to a live log. `world` never imports their receivers."""
+that ended. `world` never imports their receivers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,3 @@ from django.dispatch import Signal
 # reason set), outcome ("finished", "failed" or "budget_exhausted"). Sent synchronously
 # inside the writer's transaction, if any: a receiver's writes commit or roll back with it.
 run_ended = Signal()
-
-# Events appended to a simulation's log (not a rebuild or a fork's copy): sent with
-# simulation and events (a list of world.models.Event), inside the append's transaction.
-events_appended = Signal()

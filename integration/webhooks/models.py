@@ -16,7 +16,7 @@ NAME_MAX = 100
 
 class WebhookEvent(models.TextChoices):
     """What a subscription may ask for; `simulation.events` carries log events of the
-    subscription's `log_kinds`."""
+    subscription's `log_kinds` (of its one simulation)."""
 
     RUN_FINISHED = "run.finished"
     RUN_FAILED = "run.failed"
@@ -44,6 +44,9 @@ class WebhookSubscription(models.Model):
         on_delete=models.CASCADE,
         related_name="webhooks",
         help_text="only this simulation's; empty: every simulation of the user",
+    )
+    log_seq = models.BigIntegerField(
+        default=0, help_text="simulation.events: the seq of the last log event read"
     )
     active = models.BooleanField(default=True)
     disabled_reason = models.TextField(blank=True, default="")

@@ -1,20 +1,18 @@
-"""What webhooks do when a run ends, an evaluation ends or a live log grows: the signals
-of the layers below (world.signals, evaluations.signals), connected in
-IntegrationConfig.ready. Each makes its deliveries in the sender's transaction."""
+"""What webhooks do when a run ends or an evaluation ends: the signals of the layers below
+(world.signals, evaluations.signals), connected in IntegrationConfig.ready. Each makes its
+deliveries in the sender's transaction. (Log events are read by logfeed.py, off the
+engine's path.)"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
-
-from django.db.models import Q
 
 from evaluations.models import Evaluation
 from evaluations.signals import evaluation_ended
-from world.models import Event, Simulation
-from world.signals import events_appended, run_ended
+from world.models import Simulation
+from world.signals import run_ended
 
-from .models import WebhookEvent, WebhookSubscription
+from .models import WebhookEvent
 from .services import webhooks_notify
 
 RUN_EVENTS = {
@@ -68,42 +66,6 @@ def on_evaluation_ended(*, evaluation: Evaluation, outcome: str, **_: Any) -> No
     )
 
 
-def on_events_appended(*, simulation: Simulation, events: Sequence[Event], **_: Any) -> None:
-    """One delivery per append (a step's events) for each subscription to log events of
-    the kinds appended; one indexed read when nobody subscribes."""
-    subscriptions = list(
-        WebhookSubscription.objects.filter(
-            Q(simulation__isnull=True) | Q(simulation_id=simulation.pk),
-            user_id=simulation.owner_id,
-            active=True,
-            events__contains=[WebhookEvent.SIMULATION_EVENTS.value],
-        )
-    )
-    for subscription in subscriptions:
-        wanted = set(subscription.log_kinds)
-        chosen = [event for event in events if event.kind in wanted]
-        if chosen:
-            webhooks_notify(
-                user_id=simulation.owner_id,
-                simulation_id=simulation.pk,
-                event=WebhookEvent.SIMULATION_EVENTS,
-                data={"simulation": simulation.pk, "events": [_event(e) for e in chosen]},
-                subscriptions=[subscription],
-            )
-
-
-def _event(event: Event) -> dict[str, Any]:
-    return {
-        "seq": event.seq,
-        "step": event.step,
-        "sim_time": event.sim_time.isoformat(),
-        "kind": event.kind,
-        "agent": event.agent,
-        "payload": event.payload,
-    }
-
-
 def receivers_connect() -> None:
     run_ended.connect(on_run_ended, dispatch_uid="webhooks.run_ended")
     evaluation_ended.connect(on_evaluation_ended, dispatch_uid="webhooks.evaluation_ended")
-    events_appended.connect(on_events_appended, dispatch_uid="webhooks.events_appended")

@@ -73,7 +73,9 @@ def webhook_create(
         if mine.count() >= LIVE_MAX:
             raise WebhookRefused(f"at most {LIVE_MAX} webhooks: delete one first", field="url")
         secret = secret_new()
-        subscription = WebhookSubscription.objects.create(user=user, secret=secret, **fields)
+        subscription = WebhookSubscription.objects.create(
+            user=user, secret=secret, log_seq=_log_start(fields), **fields
+        )
     return MadeWebhook(subscription=subscription, secret=secret)
 
 
@@ -92,6 +94,11 @@ def webhook_update(
     }
     given = {key: value for key, value in changes.items() if key in current}
     fields = _checked(user=user, **{**current, **given})
+    if (fields["simulation_id"], fields["log_kinds"]) != (
+        subscription.simulation_id,
+        subscription.log_kinds,
+    ):
+        subscription.log_seq = _log_start(fields)  # log events from now on
     for key, value in fields.items():
         setattr(subscription, key, value)
     if "active" in changes:
@@ -106,6 +113,15 @@ def webhook_delete(*, user: User, subscription_id: int) -> None:
     deleted, _ = WebhookSubscription.objects.filter(pk=subscription_id, user=user).delete()
     if not deleted:
         raise WebhookSubscription.DoesNotExist
+
+
+def _log_start(fields: Mapping[str, Any]) -> int:
+    """Log events are sent from those appended after the subscription asks for them."""
+    if not fields["log_kinds"]:
+        return 0
+    return int(
+        Simulation.objects.values_list("last_seq", flat=True).get(pk=fields["simulation_id"])
+    )
 
 
 def _checked(
@@ -142,6 +158,8 @@ def _checked(
         and not Simulation.objects.filter(pk=simulation_id, owner=user).exists()
     ):
         raise WebhookRefused("no such simulation of yours", field="simulation")
+    if kinds and simulation_id is None:
+        raise WebhookRefused("simulation.events needs the simulation", field="simulation")
     name = name.strip()
     if len(name) > NAME_MAX or not name.isprintable():
         raise WebhookRefused(f"at most {NAME_MAX} printable characters", field="name")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from .delivery import deliveries_resend_due, delivery_attempt
+from .logfeed import log_events_collect
 
 
 def webhook_queue() -> str:
@@ -21,4 +22,5 @@ def webhook_deliver(delivery_id: str) -> None:
 @shared_task(name="integration.webhooks_sweep")
 def webhooks_sweep() -> None:
     """Sent by every worker's watchdog (smallville_project/celery.py)."""
+    log_events_collect()
     deliveries_resend_due()

@@ -114,6 +114,7 @@ def test_a_url_naming_this_service_is_refused(api: APIClient, settings: Any) -> 
         ({"events": ["simulation.events"]}, "log_kinds"),
         ({"events": ["simulation.events"], "log_kinds": ["Not A Kind"]}, "log_kinds"),
         ({"log_kinds": ["conversation.held"]}, "log_kinds"),
+        ({"events": ["simulation.events"], "log_kinds": ["conversation.held"]}, "simulation"),
         ({"simulation": 999999}, "simulation"),
         ({"simulation": "1"}, "simulation"),
         ({"secret": "mine"}, "secret"),

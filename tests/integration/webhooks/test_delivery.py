@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 from agents.services import simulation_create_from_base
 from integration.webhooks.delivery import retry_delay
@@ -146,6 +147,61 @@ def test_a_webhook_that_keeps_failing_is_disabled_with_the_reason(
         event=WebhookEvent.EVALUATION_DONE,
         data={},
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_delivery_whose_task_was_lost_is_sent_by_the_watchdog(
+    user: User, receiver: Receiver
+) -> None:
+    """At least once: a delivery committed with its cause but whose message never reached
+    the broker (Redis down at that moment, a process killed right after the commit)."""
+    made = webhook_create(user=user, url=receiver.url, events=["run.failed"])
+    now = timezone.now()
+    lost = WebhookDelivery.objects.create(
+        subscription=made.subscription,
+        event=WebhookEvent.RUN_FAILED,
+        body='{"event":"run.failed"}',
+        next_attempt_at=now,
+        queued_at=None,  # no task on its way
+    )
+    with celery_worker(**WORKER):  # its watchdog looks every second
+        wait_for(lambda: len(receiver.got()) >= 1, 60, "the delivery")
+        wait_for(
+            lambda: WebhookDelivery.objects.get().status == DeliveryStatus.SUCCEEDED,
+            30,
+            "the delivery's log",
+        )
+    [request] = receiver.got()
+    assert request.headers[HEADER_ID] == str(lost.pk)
+    assert request.body == b'{"event":"run.failed"}'
+
+
+@pytest.mark.django_db(transaction=True)
+def test_log_events_of_a_running_simulation_arrive_once_in_seq_order(
+    user: User, receiver: Receiver
+) -> None:
+    simulation = simulation_create_from_base(
+        owner=user, base=N3, seed=7, config={"cognition": "minimal"}
+    )
+    webhook_create(
+        user=user,
+        url=receiver.url,
+        events=["simulation.events", "run.finished"],
+        log_kinds=["simulation.stepped"],
+        simulation_id=simulation.pk,
+    )
+    with celery_worker(**WORKER):
+        engine.simulation_run(simulation=simulation, steps=4)
+        wait_for(lambda: _finished(simulation), 120, "the run")
+
+        def stepped() -> list[int]:
+            bodies = [json.loads(r.body) for r in receiver.got()]
+            logged = [b for b in bodies if b["event"] == "simulation.events"]
+            return [e["payload"]["step"] for b in logged for e in b["data"]["events"]]
+
+        wait_for(lambda: stepped()[-1:] == [4], 60, "the last step's event")
+    assert stepped() == [1, 2, 3, 4]
+    assert len({r.headers[HEADER_ID] for r in receiver.got()}) == len(receiver.got())
 
 
 def test_the_backoff_doubles_up_to_its_cap(settings: Any) -> None:

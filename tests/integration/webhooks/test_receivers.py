@@ -1,6 +1,6 @@
 """Where webhook deliveries come from: a run that finishes, fails or stops on its budget,
-an evaluation that ends, and log events of chosen kinds each make a delivery, in the
-writer's transaction, for exactly the subscriptions that ask for it."""
+and an evaluation that ends each make a delivery, in the writer's transaction, for exactly
+the subscriptions that ask for it."""
 
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ from llm.port import BudgetExhausted
 from runtime import engine
 from runtime.engine.failures import run_fails_on_error
 from tests.factories import N3, simulation_of, unseeded_simulation
-from world.eventlog import EventDraft, events_append
 from world.models import Simulation, SimulationStatus
 
 
@@ -115,29 +114,6 @@ def test_an_evaluation_that_ends_is_sent(user: User) -> None:
     assert first["data"]["evaluation"]["simulation"] == simulation.pk
     assert second["event"] == "evaluation.failed"
     assert second["data"]["evaluation"]["error"] == "the judge kept failing"
-
-
-def test_log_events_of_the_chosen_kinds_are_sent_one_delivery_per_append(user: User) -> None:
-    simulation = simulation_of(user, N3, seed=3, cognition="minimal")
-    hook = _hook(user, "simulation.events", log_kinds=["test.kettle_whistled"])
-    events_append(
-        simulation=simulation,
-        drafts=[
-            EventDraft(kind="test.kettle_whistled", agent="", payload={"pitch": "high"}),
-            EventDraft(kind="test.door_creaked", agent="", payload={}),
-            EventDraft(kind="test.kettle_whistled", agent="", payload={"pitch": "low"}),
-        ],
-    )
-    events_append(simulation=simulation, drafts=[EventDraft(kind="test.door_creaked")])
-    [sent] = _sent(hook)
-    assert sent["event"] == "simulation.events"
-    assert sent["data"]["simulation"] == simulation.pk
-    events = sent["data"]["events"]
-    assert [(e["kind"], e["payload"]) for e in events] == [
-        ("test.kettle_whistled", {"pitch": "high"}),
-        ("test.kettle_whistled", {"pitch": "low"}),
-    ]
-    assert events[1]["seq"] == events[0]["seq"] + 2
 
 
 @pytest.mark.django_db(transaction=True)
