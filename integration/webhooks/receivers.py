@@ -5,7 +5,12 @@ engine's path.)"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from django.db import transaction
 
 from evaluations.models import Evaluation
 from evaluations.signals import evaluation_ended
@@ -14,6 +19,8 @@ from world.signals import run_ended
 
 from .models import WebhookEvent
 from .services import webhooks_notify
+
+log = logging.getLogger(__name__)
 
 RUN_EVENTS = {
     "finished": WebhookEvent.RUN_FINISHED,
@@ -35,17 +42,34 @@ def simulation_data(simulation: Simulation) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def _apart(what: str) -> Iterator[None]:
+    """A webhook that cannot be made must not fail the run or evaluation that caused it:
+    its writes in a savepoint, a failure logged."""
+    try:
+        with transaction.atomic():
+            yield
+    except Exception:
+        log.exception("webhook deliveries of %s not made", what)
+
+
 def on_run_ended(*, simulation: Simulation, outcome: str, **_: Any) -> None:
-    fresh = Simulation.objects.get(pk=simulation.pk)
-    webhooks_notify(
-        user_id=fresh.owner_id,
-        simulation_id=fresh.pk,
-        event=RUN_EVENTS[outcome],
-        data={"simulation": simulation_data(fresh)},
-    )
+    with _apart(f"simulation {simulation.pk}"):
+        fresh = Simulation.objects.get(pk=simulation.pk)
+        webhooks_notify(
+            user_id=fresh.owner_id,
+            simulation_id=fresh.pk,
+            event=RUN_EVENTS[outcome],
+            data={"simulation": simulation_data(fresh)},
+        )
 
 
 def on_evaluation_ended(*, evaluation: Evaluation, outcome: str, **_: Any) -> None:
+    with _apart(f"evaluation {evaluation.pk}"):
+        _evaluation_notify(evaluation, outcome)
+
+
+def _evaluation_notify(evaluation: Evaluation, outcome: str) -> None:
     simulation = evaluation.simulation
     webhooks_notify(
         user_id=simulation.owner_id,

@@ -123,3 +123,22 @@ def test_a_disabled_webhook_gets_nothing(user: User) -> None:
     WebhookSubscription.objects.filter(pk=hook.pk).update(active=False)
     engine.simulation_run_inline(simulation=simulation, steps=1)
     assert _sent(hook) == []
+
+
+def test_a_webhook_that_cannot_be_made_does_not_stop_the_run_ending(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from integration.webhooks import receivers
+
+    def broken(**_: Any) -> None:
+        raise RuntimeError("the webhooks table is gone")
+
+    monkeypatch.setattr(receivers, "webhooks_notify", broken)
+    simulation = simulation_of(user, N3, seed=3, cognition="minimal")
+    _hook(user, "run.failed")
+    Simulation.objects.filter(pk=simulation.pk).update(status=SimulationStatus.RUNNING)
+    with run_fails_on_error(simulation_id=simulation.pk, step=0, work="the tick"):
+        raise ZeroDivisionError("a bug")
+    simulation.refresh_from_db()
+    assert simulation.status == SimulationStatus.FAILED
+    assert "ZeroDivisionError" in simulation.status_reason
