@@ -22,12 +22,20 @@ class EvaluationRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]
         required=False,
         help_text="default: the paper's four",
     )
-    facts = UniqueListField(
-        child=StrictCharField(max_length=200),
-        max_length=100,
+    facts = serializers.ListField(
+        child=serializers.JSONField(),
+        max_length=20,
         required=False,
-        help_text='clauses whose diffusion is asked about ("Did you hear that <fact>?"); '
-        "default: Isabella's party and Sam's candidacy",
+        help_text='facts whose diffusion is measured and asked about ("Did you hear that '
+        '<fact>?"): each a clause, or {"text", "origin", "words", "published"} '
+        "(docs/evaluation.md); default: the simulation's base's",
+    )
+    events = serializers.ListField(
+        child=serializers.JSONField(),
+        max_length=20,
+        required=False,
+        help_text='events whose attendance is measured: {"what", "host", "place" (a sector '
+        'of the town), "start", "end", "words", "published"}; default: the base\'s',
     )
     human_answers = serializers.DictField(
         child=serializers.DictField(child=StrictCharField(max_length=2000)),
@@ -47,6 +55,7 @@ class EvaluationSerializer(serializers.ModelSerializer[Evaluation]):
             "kinds",
             "conditions",
             "facts",
+            "events",
             "status",
             "done",
             "total",

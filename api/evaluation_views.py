@@ -56,7 +56,7 @@ class EvaluationsView(APIView):
         try:
             evaluation = evaluation_create(simulation=simulation, **body)
         except EvaluationError as exc:
-            raise exceptions.ValidationError({"evaluation": [str(exc)]}) from exc
+            raise exceptions.ValidationError({exc.field: [str(exc)]}) from exc
         evaluation_enqueue(evaluation=evaluation)
         return Response(EvaluationSerializer(evaluation).data, status=status.HTTP_201_CREATED)
 

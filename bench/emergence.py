@@ -6,8 +6,9 @@ through a real Celery worker (`--simulation ID` measures an existing simulation 
 `--ablations no_reflection,...` runs one of the paper's ablations; `--start ISO` starts
 elsewhere; `--local-model` runs it through the `openai` backend on the local
 SmolLM2-135M server, `make install-local`), and reports what the paper reports (Park et
-al. 2023, section 7): information diffusion, the party's attendance and network
-density, as evaluations/emergence.py defines and measures them (one copy, shared with
+al. 2023, section 7): the diffusion of the base's named facts, its named events'
+attendance (the Ville's: the party and the candidacy, agents/bases/data/reference) and
+network density, as evaluations/emergence.py defines and measures them (one copy, shared with
 the evaluations), the memories with a line of word statistics ("X associates A with B",
 "A and B often go together": the old offline reflections' shapes; none expected), and
 
@@ -34,7 +35,8 @@ from agents.services import simulation_create_from_base
 from bench.cognition import usage
 from bench.machine import stamp
 from bench.runs import bench_owner, run_through_worker
-from evaluations.emergence import PAPER, emergence_measure, remembered, word_statistics
+from evaluations.emergence import PAPER_DENSITY, emergence_measure, remembered, word_statistics
+from evaluations.named import measures_resolve
 from llm.local import LocalModelServer
 from llm.selectors import model_call_fallback_rate
 from world.models import Simulation
@@ -127,13 +129,18 @@ def main(argv: list[str] | None = None) -> None:
         "conversations": simulation.conversations.count(),
         "commitments": simulation.commitments.count(),
     }
-    report.update(emergence_measure(simulation=simulation))
+    named = measures_resolve(simulation)  # the base's facts and events
+    report.update(emergence_measure(simulation=simulation, facts=named.facts, events=named.events))
     report["word_statistics"] = word_statistics(remembered(simulation))
     # The calls of the run: those of rating the seed memories at creation come before it.
     since = simulation.run_started_at or simulation.created_at
     report["model_usage"] = usage(simulation, agents, hours or 1.0, since)
     report["model_usage"]["fallback_rate"] = model_call_fallback_rate(simulation=simulation)
-    report["paper"] = PAPER
+    report["paper"] = {
+        **{f.text: f.published for f in named.facts if f.published},
+        **{e.what: e.published for e in named.events if e.published},
+        "network_density": PAPER_DENSITY,
+    }
     report["note"] = (
         "local SmolLM2-135M: a 135M-parameter model on a CPU, a floor, not the paper's GPT-3.5"
         if args.local_model

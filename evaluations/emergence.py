@@ -1,48 +1,42 @@
 """Emergence, read from the memory stream and the event log: diffusion, attendance, density.
 
-The paper's section 7 measures, on any simulation (Park et al. 2023).
+The paper's section 7 measures (Park et al. 2023), on any simulation, for the facts and
+events an evaluation names (evaluations.named; by default its base's).
 
-Information diffusion. A resident holds a piece of news when one of its memories (any
-kind: a memo, a conversation, a reflection...) states the key facts in one sentence: the
-party is "party" with "Hobbs Cafe" or "Valentine"; the candidacy is "Sam Moore" with
-"mayor" or "election" and a word of running ("run", "running", "candidate", "campaign").
-One sentence, not the whole description: a conversation's memory quotes several lines,
-and "Sam Moore and John Lin had a conversation. John Lin said: 'I wonder who will run
-for mayor'" is not news of Sam's candidacy. The word of running keeps out the offline
-reflections passed on as news ("For Sam Moore, local and mayor often go together"): in
-the first two-day run they made 10 of 18 "holders" of the candidacy without it. Holders
-are counted among the other 24 residents (the source excluded) and, as the paper's
-percentages are (its start is "one agent (4%)"), among all 25. Hops follow the memos'
-`source.from` back to the source: a memo heard from the source is hop 1, one heard from
-a hop-1 holder (who held it when it was told) hop 2, and so on; the shortest chain
-counts. A holder with no such chain (it knew from its seed memories, or only a
-conversation memory says it) is "hop unknown". "First heard" is the sim time of its
-first memory that holds the news.
+Information diffusion. A resident holds a fact when one of its memories (any kind: a
+memo, a conversation, a reflection...) states it in one sentence (`Fact.about`). One
+sentence, not the whole description: a conversation's memory quotes several lines, and
+"A and B had a conversation. B said: 'I wonder who will run for mayor'" states no
+candidacy. Holders are counted among the other residents (the source excluded) and, as the
+paper's percentages are (its start is "one agent (4%)"), among all. Hops follow the memos'
+`source.from` back to the source: a memo heard from the source is hop 1, one heard from a
+hop-1 holder (who held it when it was told) hop 2, and so on; the shortest chain counts. A
+holder with no such chain (it knew from its seed memories, or only a conversation memory
+says it) is "hop unknown". "First heard" is the sim time of its first memory that holds it.
 
-The party. Who is at Hobbs Cafe on Feb 14 between 17:00 and 19:00, from the log: a
-resident's tile is the `tile` of its `agent.created` event until its first `agent.moved`
-event, and the `tile` of its latest `agent.moved` event after that (every tile change is
-an `agent.moved` event: one tile per step, `agent.acting` only sets the path still to
-walk). The tiles it stands on in the window are its tile at the window's first step
-(after that step's move, if any) and those of its moves after it; it is at the party
-when one of them is in the Hobbs Cafe sector of the town's sector layer. Of those, who
-has a plan row (live or superseded) citing a party commitment's memory
-(`PlanItem.source_memory`), and who committed to the party (a `Commitment` whose `what`,
-or the memory it came from, mentions the party), and who was invited: heard of it from
-another resident (a memory stating it whose memo source names them). For scale, who was
-there in the same hours the day before, with no party. The paper: 12 invited, 5 came.
+Attendance. Who is in the event's sector during its window, from the log: a resident's
+tile is the `tile` of its `agent.created` event until its first `agent.moved` event, and
+the `tile` of its latest `agent.moved` event after that (every tile change is an
+`agent.moved` event: one tile per step, `agent.acting` only sets the path still to walk).
+The tiles it stands on in the window are its tile at the window's first step (after that
+step's move, if any) and those of its moves after it; it came when one of them is in the
+sector (the town's sector layer). Of those, who has a plan row (live or superseded) citing
+a commitment's memory about the event (`PlanItem.source_memory`), who committed to it (a
+`Commitment` whose `what`, or the memory it came from, is about it), and who was invited
+(heard of it from another resident: a memory about it whose memo source names them). For
+scale, who was there in the same hours the day before. The paper: 12 invited, 5 came.
 
 Network density. A pair of residents is connected when either has a memory that names
-the other's full name; density is the connected pairs over 25*24/2. At the start: the
-memories of sim time 00:00 (the seed memories); at the end: all.
+the other's full name; density is the connected pairs over n(n-1)/2. At the start: the
+memories of sim time 0 (the seed memories); at the end: all.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Collection, Iterable, Sequence
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from agents.events import AGENT_CREATED, AGENT_MOVED
@@ -51,35 +45,10 @@ from agents.offline.key_words import sentences
 from memories.models import Memory, MemoryKind
 from world.models import Event, Simulation, Town
 
-PARTY_HOST, CANDIDATE = "Isabella Rodriguez", "Sam Moore"
-PARTY_SECTOR = "Hobbs Cafe"
-PARTY_START = datetime(2023, 2, 14, 17, 0, tzinfo=UTC)
-PARTY_END = datetime(2023, 2, 14, 19, 0, tzinfo=UTC)
-PAPER = {
-    "party_knew": "13 of 25 (52%), from 1 (4%)",
-    "candidacy_knew": "8 of 25 (32%), from 1 (4%)",
-    "party_came": "5 of the 12 invited",
-    "network_density": "0.167 -> 0.74",
-}
+from .named import Event as NamedEvent
+from .named import Fact
 
-
-def about_party(sentence: str) -> bool:
-    lowered = sentence.lower()
-    return "party" in lowered and ("hobbs cafe" in lowered or "valentine" in lowered)
-
-
-_RUNNING = re.compile(r"\brun(?:s|ning)?\b|candida\w*|campaign\w*")
-
-
-def about_candidacy(sentence: str) -> bool:
-    """Sam runs for mayor: not every sentence naming him with "election" says so (the
-    offline reflections' "For Sam Moore, said and election often go together")."""
-    lowered = sentence.lower()
-    return (
-        "sam moore" in lowered
-        and ("mayor" in lowered or "election" in lowered)
-        and _RUNNING.search(lowered) is not None
-    )
+PAPER_DENSITY = "0.167 -> 0.74"
 
 
 def holds(description: str, about: Callable[[str], bool]) -> bool:
@@ -199,54 +168,57 @@ def present(simulation: Simulation, tiles: set[int], start: datetime, end: datet
     return sorted(agent for agent, at in seen.items() if at & tiles)
 
 
-def invited(simulation: Simulation, memories: list[Remembered]) -> list[str]:
-    """Who heard of the party from another resident: a memory stating it whose memo
-    source (`source.from`) is someone else of the town."""
+def invited(simulation: Simulation, memories: list[Remembered], event: NamedEvent) -> list[str]:
+    """Who heard of the event from another resident: a memory about it whose memo source
+    (`source.from`) is someone else of the town."""
     residents = set(simulation.agents.values_list("name", flat=True))
     return sorted(
         {
             m.agent
             for m in memories
             if (m.source or {}).get("from") in residents - {m.agent}
-            and m.agent != PARTY_HOST
-            and holds(m.description, about_party)
+            and m.agent != event.host
+            and holds(m.description, event.about)
         }
     )
 
 
-def party(simulation: Simulation, memories: list[Remembered]) -> dict[str, Any]:
+def attendance(
+    simulation: Simulation, memories: list[Remembered], event: NamedEvent
+) -> dict[str, Any]:
+    """Who committed to the event, planned for it, was invited and came (see the module's
+    docstring)."""
     described = {(m.agent, m.number): m.description for m in memories}
     commitments = Commitment.objects.filter(simulation=simulation).select_related("agent")
-    committed: dict[str, list[int]] = defaultdict(list)  # resident -> party memory numbers
+    committed: dict[str, list[int]] = defaultdict(list)  # resident -> its memory numbers
     for c in commitments:
         memory = described.get((c.agent.name, c.memory or 0), "")
-        if "party" in c.what.lower() or holds(memory, about_party):
+        if holds(c.what, event.about) or holds(memory, event.about):
             committed[c.agent.name].append(c.memory or 0)
     planned: set[str] = set()
     for agent, number in PlanItem.objects.filter(
         simulation=simulation, source_memory__isnull=False
     ).values_list("agent__name", "source_memory"):
         cited = described.get((agent, number or 0), "")
-        if number in committed.get(agent, ()) or holds(cited, about_party):
+        if number in committed.get(agent, ()) or holds(cited, event.about):
             planned.add(agent)
-    cafe = sector_tiles(simulation.town, PARTY_SECTOR)
-    came = present(simulation, cafe, PARTY_START, PARTY_END)
-    heard = invited(simulation, memories)
-    # Who is there at that hour anyway (the offline routine: dinner at the cafe, Isabella
-    # works there): the same window the day before, when there is no party.
-    usual = present(
-        simulation, cafe, PARTY_START - timedelta(days=1), PARTY_END - timedelta(days=1)
-    )
+    place = sector_tiles(simulation.town, event.place)
+    came = present(simulation, place, event.start, event.end)
+    heard = invited(simulation, memories, event)
+    day = timedelta(days=1)
+    usual = present(simulation, place, event.start - day, event.end - day)
     return {
-        "window": f"{PARTY_START:%Y-%m-%d %H:%M}-{PARTY_END:%H:%M} at {PARTY_SECTOR}",
-        "window_reached": simulation.sim_time >= PARTY_END,
+        "event": event.what,
+        "host": event.host,
+        "window": f"{event.start:%Y-%m-%d %H:%M}-{event.end:%H:%M} at {event.place}",
+        "window_reached": simulation.sim_time >= event.end,
         "committed": len(committed),
         "committed_residents": sorted(committed),
         "with_a_plan_row_for_it": len(planned),
-        "at_hobbs_cafe": len(came),
-        "at_hobbs_cafe_residents": came,
-        "at_hobbs_cafe_with_a_plan_row_for_it": len(set(came) & planned),
-        "at_hobbs_cafe_the_day_before_same_hours": len(usual),
+        "came": len(came),
+        "came_residents": came,
+        "came_with_a_plan_row_for_it": len(set(came) & planned),
+        "there_the_day_before_same_hours": len(usual),
         "committed_and_came": sorted(set(came) & set(committed)),
         "invited": len(heard),
         "invited_residents": heard,
@@ -299,7 +271,10 @@ def word_statistics(memories: Iterable[Remembered]) -> dict[str, Any]:
     return {"memories": sum(by_kind.values()), "by_kind": dict(by_kind), "examples": examples}
 
 
-def emergence_measure(*, simulation: Simulation) -> dict[str, Any]:
+def emergence_measure(
+    *, simulation: Simulation, facts: Sequence[Fact] = (), events: Sequence[NamedEvent] = ()
+) -> dict[str, Any]:
+    """Each fact's diffusion, each event's attendance and the network's density."""
     memories = remembered(simulation)
     start, end = (
         density(simulation, memories, simulation.start_time),
@@ -309,9 +284,10 @@ def emergence_measure(*, simulation: Simulation) -> dict[str, Any]:
     # each other (the paper asked each resident whether it knew the other).
     told = (MemoryKind.CONVERSATION, MemoryKind.THOUGHT, MemoryKind.REFLECTION)
     return {
-        "party_news": diffusion(simulation, memories, PARTY_HOST, about_party),
-        "candidacy_news": diffusion(simulation, memories, CANDIDATE, about_candidacy),
-        "party": party(simulation, memories),
+        "news": [
+            {"fact": f.text, **diffusion(simulation, memories, f.origin, f.about)} for f in facts
+        ],
+        "events": [attendance(simulation, memories, e) for e in events],
         "network_density": {
             "start": start,
             "end": end,

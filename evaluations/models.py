@@ -34,6 +34,8 @@ class Evaluation(models.Model):
     kinds = models.JSONField(default=list)
     conditions = models.JSONField(default=list)
     facts = models.JSONField(default=list)  # the named facts whose diffusion is measured
+    events = models.JSONField(default=list)  # the named events whose attendance is measured
+    questions = models.JSONField(default=list)  # the interview's two on the town's news
     compared = models.ManyToManyField(Simulation, blank=True, related_name="compared_in")
     # What is measured, fixed when the run starts: the simulation itself when it stands at
     # `step` and is not running, else its fork at `step` (evaluations.services).

@@ -13,10 +13,10 @@ from memories.models import Memory
 from world.models import Agent, Simulation
 
 from .conditions import Condition
-from .facts import Fact, facts_of
 from .interviews import Answer, interview_answer, start_answer
 from .judge import judge_rank
 from .models import Evaluation, EvaluationKind, InterviewAnswer
+from .named import Fact, measures_parse
 from .questions import (
     FACT,
     FACT_BASE,
@@ -52,11 +52,15 @@ class EvaluationPass:
         self.conditions = [Condition(c) for c in evaluation.conditions if c != HUMAN]
         kinds = set(evaluation.kinds)
         self.questions = {
-            a.pk: interview_questions(agent=a, residents=self.names) for a in self.agents
+            a.pk: interview_questions(agent=a, residents=self.names, news=evaluation.questions)
+            for a in self.agents
         }
         self.interviews = EvaluationKind.INTERVIEWS in kinds
         self.pairs = bool(kinds & set(PAIRS_KINDS))
-        self.facts: list[Fact] = facts_of(evaluation.facts) if kinds & set(FACT_KINDS) else []
+        # The named facts (diffusion by memory) and events (attendance); the facts asked
+        # about in interviews when a kind needs them.
+        self.named_facts, self.events = measures_parse(evaluation.facts, evaluation.events)
+        self.facts: list[Fact] = self.named_facts if kinds & set(FACT_KINDS) else []
         self.done = 0
         self.total = 0
 

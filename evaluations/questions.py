@@ -35,8 +35,17 @@ def acquaintances(*, agent: Agent, residents: Sequence[str]) -> list[str]:
     return named + [n for n in after if n not in named]
 
 
-def interview_questions(*, agent: Agent, residents: Sequence[str]) -> list[Question]:
-    """The 25 questions for `agent` among `residents` (its own name may be in it)."""
+# The memory category's two questions on the town's news when the base names none (a
+# base's `measures.questions`: the paper asked of the election and the party).
+NEWS_QUESTIONS = ("What news have you heard lately?", "Is anything special coming up in town?")
+
+
+def interview_questions(
+    *, agent: Agent, residents: Sequence[str], news: Sequence[str] = ()
+) -> list[Question]:
+    """The 25 questions for `agent` among `residents` (its own name may be in it), two of
+    them on the town's news (`news`, else NEWS_QUESTIONS)."""
+    first, second = [*news, *NEWS_QUESTIONS][:2]
     people = acquaintances(agent=agent, residents=residents) or ["a neighbour"]
 
     def person(i: int) -> str:
@@ -54,8 +63,8 @@ def interview_questions(*, agent: Agent, residents: Sequence[str]) -> list[Quest
         "memory": [
             f"Who is {person(0)}?",
             f"Who is {person(1)}?",
-            "Who is running for the election?",
-            "Was there a Valentine's day party?",
+            first,
+            second,
             f"Who is {person(2)}?",
         ],
         "plans": [
@@ -102,6 +111,6 @@ def relationship_question(name: str) -> str:
 
 
 # The diffusion interview (section 7.1.1): "Did you hear that <fact>?", once per resident
-# and named fact (`evaluations.facts`), numbered from FACT_BASE by the fact's index.
+# and named fact (`evaluations.named`), numbered from FACT_BASE by the fact's index.
 FACT = "fact"
 FACT_BASE = 3000

@@ -91,32 +91,34 @@ def _interviews(result: dict[str, Any], figure: bytes | None) -> str:
 
 def _simulation(pk: str, measured: dict[str, Any], figure: bytes | None) -> str:
     parts = [f"<h2>Simulation {escape(pk)}</h2>"]
-    news = {k: v for k, v in measured.items() if k in ("party_news", "candidacy_news")}
+    news = measured.get("news", [])
     if news:
         parts.append(
             _table(
-                ["news", "source", "holders among the others", "with the source (paper's %)"],
+                ["fact", "source", "holders among the others", "with the source (as published)"],
                 [
-                    (k, v["source"], v["of_the_others"], v["paper_denominator"])
-                    for k, v in news.items()
+                    (n["fact"], n["source"], n["of_the_others"], n["paper_denominator"])
+                    for n in news
                 ],
             )
         )
         if figure is not None:
             parts.append(_figure(figure, "diffusion over time"))
-    if "party" in measured:
-        party = measured["party"]
+    events = measured.get("events", [])
+    if events:
         parts.append(
             _table(
-                ["invited", "committed", "at Hobbs Cafe", "invited and came", "window"],
+                ["event", "invited", "committed", "came", "invited and came", "window"],
                 [
                     (
-                        party["invited"],
-                        party["committed"],
-                        party["at_hobbs_cafe"],
-                        ", ".join(party["invited_and_came"]) or "-",
-                        party["window"],
+                        e["event"],
+                        e["invited"],
+                        e["committed"],
+                        e["came"],
+                        ", ".join(e["invited_and_came"]) or "-",
+                        e["window"],
                     )
+                    for e in events
                 ],
             )
         )
@@ -182,7 +184,7 @@ def report_figures(*, evaluation: Evaluation) -> dict[str, bytes]:
         )
     subject = str(result.get("subject", evaluation.simulation_id))
     measured = result.get("simulations", {}).get(subject, {})
-    news = {k: v for k, v in measured.items() if k in ("party_news", "candidacy_news")}
+    news = {n["fact"]: n for n in measured.get("news", [])}
     if news:
         residents = evaluation.simulation.agents.count()
         figures["diffusion.png"] = figure_diffusion(news=news, residents=residents)

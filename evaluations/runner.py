@@ -24,7 +24,7 @@ from memories.embeddings import EmbeddingError
 from memories.models import Memory
 from world.models import Simulation
 
-from .emergence import PAPER, diffusion, emergence_measure, remembered
+from .emergence import PAPER_DENSITY, diffusion, emergence_measure, remembered
 from .hallucination import agreement, claims_to_know
 from .models import Evaluation, EvaluationKind, EvaluationStatus, InterviewAnswer
 from .passes import EvaluationPass, Progress
@@ -47,14 +47,14 @@ from .services import (
 
 # The parts of emergence_measure each kind reports.
 PARTS = {
-    EvaluationKind.DIFFUSION: ("party_news", "candidacy_news"),
+    EvaluationKind.DIFFUSION: ("news",),
     EvaluationKind.RELATIONSHIPS: ("network_density",),
-    EvaluationKind.COORDINATION: ("party",),
+    EvaluationKind.COORDINATION: ("events",),
 }
 
 
-def _emergence(simulation: Simulation, kinds: list[str]) -> dict[str, Any]:
-    measured = emergence_measure(simulation=simulation)
+def _emergence(simulation: Simulation, kinds: list[str], run: EvaluationPass) -> dict[str, Any]:
+    measured = emergence_measure(simulation=simulation, facts=run.named_facts, events=run.events)
     return {part: measured[part] for k in kinds for part in PARTS.get(EvaluationKind(k), ())}
 
 
@@ -203,7 +203,7 @@ def _pairs_result(run: EvaluationPass) -> dict[str, Any]:
         "examples": hallucinated[:20],
         "paper": "6 of 453 answers (1.3%) hallucinated",
     }
-    out["paper"] = PAPER["network_density"]
+    out["paper"] = PAPER_DENSITY
     return out
 
 
@@ -242,7 +242,7 @@ def evaluation_run(*, evaluation: Evaluation, progress: Progress | None = None) 
         "simulations": {},
     }
     for simulation in simulations:
-        result["simulations"][str(simulation.pk)] = _emergence(simulation, evaluation.kinds)
+        result["simulations"][str(simulation.pk)] = _emergence(simulation, evaluation.kinds, run)
         run._tick()
     if run.interviews:
         result["interviews"] = _interviews_result(run)

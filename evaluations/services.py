@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max
@@ -13,8 +14,8 @@ from world.eventlog import simulation_fork
 from world.models import Agent, Simulation, SimulationStatus
 
 from .conditions import Condition
-from .facts import FactError, facts_of
 from .models import Evaluation, EvaluationKind, EvaluationStatus, InterviewAnswer
+from .named import MeasureError, measures_resolve
 from .questions import QUESTIONS, interview_questions
 from .signals import evaluation_ended
 
@@ -23,7 +24,12 @@ HUMAN_ANSWER_MAX = 2000
 
 
 class EvaluationError(ValueError):
-    """A request for an evaluation that cannot be made; the message says why."""
+    """A request for an evaluation that cannot be made; the message says why, `field` which
+    field of the request."""
+
+    def __init__(self, message: str, field: str = "evaluation") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def evaluation_create(
@@ -32,11 +38,13 @@ def evaluation_create(
     kinds: Sequence[str],
     step: int | None = None,
     conditions: Sequence[str] = tuple(Condition.values),
-    facts: Sequence[str] = (),
+    facts: Sequence[Any] | None = None,
+    events: Sequence[Any] | None = None,
     compared: Sequence[Simulation] = (),
     human_answers: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Evaluation:
-    """A pending evaluation of `simulation` at `step` (default: its current step).
+    """A pending evaluation of `simulation` at `step` (default: its current step), of the
+    named `facts` and `events` (None: its base's; evaluations.named), recorded resolved.
 
     `human_answers` ({resident name: {question number "1".."25": answer}}) are recorded
     with it as the `human` condition, which joins the conditions. Raises EvaluationError,
@@ -54,10 +62,14 @@ def evaluation_create(
     if not 0 <= at <= simulation.step:
         raise EvaluationError(f"step {at} is beyond the simulation's step {simulation.step}")
     try:
-        facts_of(facts)
-    except FactError as exc:
-        raise EvaluationError(str(exc)) from exc
-    humans = _human_answers(simulation, human_answers) if human_answers is not None else []
+        named = measures_resolve(simulation, facts, events)
+    except MeasureError as exc:
+        raise EvaluationError(exc.message, field=exc.field) from exc
+    humans = (
+        _human_answers(simulation, human_answers, named.questions)
+        if human_answers is not None
+        else []
+    )
     if humans and HUMAN not in conditions:
         conditions = [*conditions, HUMAN]
     if HUMAN in conditions and not humans:
@@ -72,7 +84,9 @@ def evaluation_create(
                     step=at,
                     kinds=list(kinds),
                     conditions=list(conditions),
-                    facts=list(facts),
+                    facts=[f.as_json() for f in named.facts],
+                    events=[e.as_json() for e in named.events],
+                    questions=named.questions,
                 )
                 evaluation.compared.set(compared)
                 InterviewAnswer.objects.bulk_create(
@@ -85,7 +99,7 @@ def evaluation_create(
 
 
 def _human_answers(
-    simulation: Simulation, answers: Mapping[str, Mapping[str, str]]
+    simulation: Simulation, answers: Mapping[str, Mapping[str, str]], news: Sequence[str]
 ) -> list[dict[str, object]]:
     """The rows of uploaded human answers; EvaluationError naming the first bad entry."""
     shape = 'human_answers must be {"<resident name>": {"<question 1-25>": "<answer>"}}'
@@ -99,7 +113,8 @@ def _human_answers(
             raise EvaluationError(f"human_answers: no resident named {name!r} in the simulation")
         if not isinstance(by_number, Mapping) or not by_number:
             raise EvaluationError(f"human_answers[{name!r}]: {shape}")
-        questions = {q.number: q for q in interview_questions(agent=agents[name], residents=names)}
+        asked = interview_questions(agent=agents[name], residents=names, news=news)
+        questions = {q.number: q for q in asked}
         for number, answer in by_number.items():
             if not (isinstance(number, str) and number.isdigit() and 1 <= int(number) <= QUESTIONS):
                 raise EvaluationError(

@@ -104,7 +104,9 @@ class RetrievalForm(forms.Form):
 class MemoryAdmin(ModelAdmin[Memory]):
     """Memory streams; every row is a projection of the event log, so nothing is editable."""
 
+    # What a memory says first: the row is its description, then whose and what kind.
     list_display = [
+        "snippet",
         "agent",
         "number",
         "kind",
@@ -112,8 +114,8 @@ class MemoryAdmin(ModelAdmin[Memory]):
         "rating_due",
         "depth",
         "created",
-        "snippet",
     ]
+    list_display_links = ["snippet"]
     list_filter = ["kind", "depth", "simulation"]
     search_fields = ["description"]
     list_select_related = ["agent"]

@@ -57,6 +57,7 @@ class Memory(models.Model):
     )
 
     class Meta:
+        verbose_name_plural = "memories"
         ordering = ["agent", "number"]
         constraints = [
             models.UniqueConstraint(fields=["agent", "number"], name="memory_unique_number"),

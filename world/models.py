@@ -152,6 +152,9 @@ class Base(models.Model):
     start_time = models.DateTimeField(help_text="sim time at step 0")
     sec_per_step = models.PositiveIntegerField(default=10)
     residents = models.JSONField(default=list, help_text="the residents, as in the base file")
+    measures = models.JSONField(
+        default=dict, blank=True, help_text="facts and events evaluations measure by default"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

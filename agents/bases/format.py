@@ -91,6 +91,55 @@ class Resident(_Strict):
     reflection_threshold: Annotated[StrictInt, Field(ge=1, le=100_000)] = 150
 
 
+Word = Annotated[StrictStr, Field(min_length=1, max_length=60)]
+Words = Annotated[
+    list[Annotated[list[Word], Field(min_length=1, max_length=8)]], Field(max_length=8)
+]
+Clause = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+
+
+class FactSpec(_Strict):
+    """A fact whose diffusion an evaluation measures (evaluations.named)."""
+
+    text: Clause
+    origin: Clause | None = None  # the resident it starts from
+    words: Words = Field(default_factory=list)  # groups; a sentence holds one of each
+    published: Text = ""  # what a study reported of it, shown beside the measure
+
+
+class EventSpec(_Strict):
+    """An event whose attendance an evaluation measures (evaluations.named)."""
+
+    what: Clause
+    host: Clause | None = None
+    place: Clause  # a sector of the town
+    start: datetime
+    end: datetime
+    words: Words = Field(default_factory=list)
+    published: Text = ""
+
+    @model_validator(mode="after")
+    def _window(self) -> EventSpec:
+        if self.start.tzinfo is None or self.end.tzinfo is None:
+            raise ValueError("start and end need a time zone, e.g. 2024-05-01T18:00:00Z")
+        if self.end <= self.start:
+            raise ValueError("end must be after start")
+        return self
+
+
+MAX_MEASURES = 20
+
+
+class Measures(_Strict):
+    """What an evaluation of a simulation of this base measures by name when it names
+    nothing itself."""
+
+    facts: list[FactSpec] = Field(default_factory=list, max_length=MAX_MEASURES)
+    events: list[EventSpec] = Field(default_factory=list, max_length=MAX_MEASURES)
+    # The interview's two questions on the town's news (evaluations.questions).
+    questions: list[Clause] = Field(default_factory=list, max_length=2)
+
+
 class Document(_Strict):
     """A base file."""
 
@@ -101,6 +150,7 @@ class Document(_Strict):
     start_time: datetime
     sec_per_step: Annotated[StrictInt, Field(ge=1, le=3600)] = 10
     residents: list[Resident] = Field(min_length=1, max_length=MAX_RESIDENTS)
+    measures: Measures = Field(default_factory=Measures)
 
 
 def _path(loc: tuple[int | str, ...]) -> str:

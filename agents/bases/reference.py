@@ -130,4 +130,15 @@ def reference_document(name: str) -> dict[str, Any]:
         "start_time": loaded.start_time.isoformat(),
         "sec_per_step": loaded.sec_per_step,
         "residents": residents,
+        "measures": _measures(loaded.town),
     }
+
+
+# What evaluations of the reference's bases measure by name, by town (data, not code).
+MEASURES_DIR = Path(__file__).resolve().parent / "data" / "reference"
+
+
+def _measures(town: str) -> dict[str, Any]:
+    path = MEASURES_DIR / f"{town}_measures.json"
+    measures: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    return measures

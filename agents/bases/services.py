@@ -94,6 +94,13 @@ def document_check(data: Any) -> tuple[Document, Town, list[tuple[int, int]]]:
                 {f"{field}.living_area": [f"{resident.living_area!r} is no place of {town.name}"]}
             )
         tiles.append(_start_tile(town, resident, field))
+    sectors = set(
+        Location.objects.filter(town=town, kind=LocationKind.SECTOR).values_list("name", flat=True)
+    )
+    for number, event in enumerate(document.measures.events):
+        if event.place not in sectors:
+            at = f"measures.events.{number}.place"
+            raise BaseInvalid({at: [f"{event.place!r} is no sector of {town.name}"]})
     return document, town, tiles
 
 
@@ -137,6 +144,7 @@ def base_document(*, base: BaseRow) -> dict[str, Any]:
         "start_time": base.start_time.isoformat(),
         "sec_per_step": base.sec_per_step,
         "residents": base.residents,
+        "measures": base.measures,
     }
 
 
@@ -158,6 +166,7 @@ def _save(base: BaseRow, document: Document) -> BaseRow:
     base.start_time = document.start_time
     base.sec_per_step = document.sec_per_step
     base.residents = dumped["residents"]
+    base.measures = dumped["measures"]
     try:
         with transaction.atomic():
             base.save()

@@ -117,6 +117,7 @@ def third_person(text: str, speaker: str) -> str:
         (r"\bI've\b", f"{speaker} has"),
         (r"\bI will\b", f"{speaker} will"),
         (r"\bI'll\b", f"{speaker} will"),
+        (r"\bI'd\b", f"{speaker} would"),
         (r"\bmy\b", f"{speaker}'s"),
         (r"\bMy\b", f"{speaker}'s"),
         (r"\bI\b", speaker),
@@ -129,7 +130,8 @@ def third_person(text: str, speaker: str) -> str:
 
 
 _ADVERBS = "sometimes|often|always|usually|never|also|really|just|still|rarely"
-_I_VERB = re.compile(rf"\bI (?P<adverb>(?:{_ADVERBS}) )?(?P<verb>[a-z]+)\b")
+# A verb with its "n't" whole: "I haven't" -> "Maria hasn't", never "Maria havens't".
+_I_VERB = re.compile(rf"\bI (?P<adverb>(?:{_ADVERBS}) )?(?P<verb>[a-z]+(?:n't)?)(?![\w'])")
 _NOT_VERBS = {"am", "was", "were", "will", "would", "can", "could", "should", "might", "must"}
 _NOT_VERBS |= {"may", "had", "did", "a", "the", "to", "and", "in", "at", "on", "also", "often"}
 _NOT_VERBS |= {"really", "always", "never", "just"}
@@ -138,6 +140,7 @@ _IRREGULAR_PAST = {"told", "said", "met", "went", "saw", "heard", "made", "thoug
 _IRREGULAR_PAST |= {"got", "took", "came", "found", "gave", "left", "felt", "kept", "bought"}
 _IRREGULAR_PAST |= {"brought", "began", "ran", "wrote", "spoke", "sent", "spent", "taught"}
 _IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "be": "is"}
+_IRREGULAR |= {"haven't": "hasn't", "don't": "doesn't", "aren't": "isn't", "amn't": "isn't"}
 
 
 def verb_after_name(verb: str) -> str:
@@ -145,6 +148,8 @@ def verb_after_name(verb: str) -> str:
     "has"; a form that already fits ("told", "says", "planned", "could") is kept."""
     if verb in _IRREGULAR:
         return _IRREGULAR[verb]
+    if verb.endswith("n't"):
+        return verb  # "can't", "didn't", "won't", "wasn't" fit any subject
     if verb in _NOT_VERBS or verb in _IRREGULAR_PAST or verb.endswith(("ed", "ing")):
         return verb
     if re.search(r"[^s]s$", verb) or verb.endswith(("ches", "shes", "sses", "xes")):

@@ -10,13 +10,13 @@ from django.contrib.auth.models import User
 from agents.events import agent_moved
 from agents.services import simulation_create_from_base
 from evaluations.emergence import (
-    about_party,
     density,
     diffusion,
     emergence_measure,
     remembered,
     sector_tiles,
 )
+from evaluations.named import measures_resolve
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
 from tests.factories import N3
@@ -80,7 +80,8 @@ def town_day(user: User) -> Simulation:
 
 
 def test_diffusion_follows_the_memos_sources_hop_by_hop(town_day: Simulation):
-    news = diffusion(town_day, remembered(town_day), ISABELLA, about_party)
+    party = measures_resolve(town_day).facts[0]  # the Ville bases' data: the party
+    news = diffusion(town_day, remembered(town_day), ISABELLA, party.about)
 
     assert news["holders"] == 2
     assert news["by_hop"] == {"1": 1, "2": 1}
@@ -92,10 +93,11 @@ def test_diffusion_follows_the_memos_sources_hop_by_hop(town_day: Simulation):
 
 
 def test_attendance_is_who_stood_in_the_cafe_during_the_window(town_day: Simulation):
-    party = emergence_measure(simulation=town_day)["party"]
+    named = measures_resolve(town_day)
+    (party,) = emergence_measure(simulation=town_day, events=named.events)["events"]
 
-    assert party["at_hobbs_cafe_residents"] == [KLAUS, MARIA]
-    assert party["at_hobbs_cafe_the_day_before_same_hours"] == 0  # before the simulation
+    assert party["came_residents"] == [KLAUS, MARIA]
+    assert party["there_the_day_before_same_hours"] == 0  # before the simulation
     # Maria heard of it from Isabella and Klaus from Maria: both were invited, both came.
     assert party["invited_residents"] == [KLAUS, MARIA]
     assert party["invited_and_came"] == [KLAUS, MARIA]

@@ -7,9 +7,9 @@ import pytest
 
 from agents.offline.interview import interview_answer
 from agents.offline.key_words import key_words, states
-from evaluations.facts import CANDIDACY, PARTY, fact_parse, facts_of
 from evaluations.hallucination import claims_to_know
 from evaluations.models import Evaluation
+from evaluations.named import measures_parse, measures_resolve
 from evaluations.runner import evaluation_run
 from evaluations.services import EvaluationError, evaluation_create
 from memories.models import MemoryKind
@@ -24,14 +24,38 @@ def test_a_named_fact_is_stated_by_its_key_words():
     assert key == {"libra", "clos", "early", "frida"}  # "closes", "closing", "close"
     assert states("Maria said the library will close early this Friday.", key)
     assert not states("The library is open late on Friday.", key)  # 2 of 4
-    assert fact_parse(f"  {PARTY.text.upper()}. ") is PARTY
-    assert facts_of([]) == [PARTY, CANDIDACY]
+    ((library,), ()) = measures_parse([f"  {LIBRARY}. "], [])
+    assert library.text == LIBRARY and library.origin is None
+    assert library.about("Maria said the library will close early this Friday.")
 
 
-@pytest.mark.parametrize("fact", ["it is on", "a b c", "x" * 201])
-def test_a_fact_the_rules_cannot_check_is_refused_and_nothing_is_written(simulation, fact):
-    with pytest.raises(EvaluationError, match="name a fact as a clause"):
+def test_an_evaluation_names_nothing_and_measures_its_bases_facts(simulation):
+    """The Ville bases name the paper's two facts and its party as data; a simulation of
+    one measures them unless the evaluation names its own."""
+    named = measures_resolve(simulation)
+    assert [f.origin for f in named.facts] == [ISABELLA, "Sam Moore"]
+    assert [e.place for e in named.events] == ["Hobbs Cafe"]
+    evaluation = evaluation_create(simulation=simulation, kinds=["diffusion"], facts=[LIBRARY])
+    assert [f["text"] for f in evaluation.facts] == [LIBRARY]
+    assert [e["host"] for e in evaluation.events] == [ISABELLA]  # events not named: the base's
+
+
+@pytest.mark.parametrize(
+    ("fact", "field", "message"),
+    [
+        ("it is on", "facts.0.text", "name a fact as a clause"),
+        ("a b c", "facts.0.text", "name a fact as a clause"),
+        ("x" * 201, "facts.0.text", "at most 200 characters"),
+        ({"text": "the pier reopens", "colour": "red"}, "facts.0.colour", "Extra inputs"),
+        ({"text": "the pier reopens", "words": [[]]}, "facts.0.words.0", "at least 1 item"),
+    ],
+)
+def test_a_fact_the_rules_cannot_check_is_refused_and_nothing_is_written(
+    simulation, fact, field, message
+):
+    with pytest.raises(EvaluationError, match=message) as refused:
         evaluation_create(simulation=simulation, kinds=["diffusion"], facts=[fact])
+    assert refused.value.field == field
     assert not Evaluation.objects.exists()
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from evaluations.emergence import about_candidacy, about_party
 from evaluations.hallucination import claim_of_fact, claim_of_person, claims_to_know
+from evaluations.named import measures_resolve
 from tests.factories import three_residents
 from world.models import Agent
 
@@ -49,6 +49,8 @@ def test_knowing_a_person_never_met_nor_heard_of_is_one(klaus):
 
 
 def test_a_fact_with_no_memory_behind_it_is_a_hallucination(klaus):
+    # The Ville bases' two named facts (data): the party, the candidacy.
+    about_party, about_candidacy = (f.about for f in measures_resolve(klaus.simulation).facts)
     candidacy = claim_of_fact(
         agent=klaus, fact="candidacy", about=about_candidacy, answer="Yes, I heard he runs."
     )

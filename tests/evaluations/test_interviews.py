@@ -9,7 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from evaluations.models import Evaluation, EvaluationStatus, InterviewAnswer
-from evaluations.questions import CATEGORIES, interview_questions
+from evaluations.named import measures_resolve
+from evaluations.questions import CATEGORIES, NEWS_QUESTIONS, interview_questions
 from evaluations.runner import evaluation_run
 from evaluations.services import EvaluationError, evaluation_create
 from llm.models import ModelCall
@@ -28,7 +29,8 @@ def simulation(user: User) -> Simulation:
 
 def test_the_questions_are_the_papers_five_categories_written_per_resident(simulation):
     klaus = simulation.agents.get(name=KLAUS)
-    questions = interview_questions(agent=klaus, residents=[ISABELLA, KLAUS, MARIA])
+    news = measures_resolve(simulation).questions  # the Ville bases': the paper's two
+    questions = interview_questions(agent=klaus, residents=[ISABELLA, KLAUS, MARIA], news=news)
 
     assert [q.number for q in questions] == list(range(1, 26))
     assert Counter(q.category for q in questions) == {c: 5 for c in CATEGORIES}
@@ -36,6 +38,8 @@ def test_the_questions_are_the_papers_five_categories_written_per_resident(simul
     assert texts[0] == "Give an introduction of yourself."
     assert "Your breakfast is burning! What would you do?" in texts
     assert "Who is running for the election?" in texts
+    generic = [q.text for q in interview_questions(agent=klaus, residents=[KLAUS, MARIA])]
+    assert [generic[7], generic[8]] == list(NEWS_QUESTIONS)  # a base naming none
     # Klaus's identity names Maria: she is the first person he is asked about.
     assert texts[5] == f"Who is {MARIA}?" and f"Who is {ISABELLA}?" in texts
     assert all(KLAUS not in t for t in texts)

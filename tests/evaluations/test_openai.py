@@ -9,7 +9,6 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from evaluations.facts import PARTY
 from evaluations.judge import JUDGE, Ranking
 from evaluations.models import InterviewAnswer
 from evaluations.runner import evaluation_run
@@ -21,6 +20,9 @@ from memories.services import MemoryDraft, memories_create
 from tests.factories import three_residents
 from tests.llm.conftest import openai_llm  # noqa: F401 (the fixture)
 from tests.llm.fake_openai import FakeOpenAI, ok
+
+# The Ville bases' first named fact (agents/bases/data/reference/the_ville_measures.json).
+PARTY = "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe"
 
 ANSWERS = 3 * 25 * 2  # three residents, 25 questions, two conditions
 
@@ -94,7 +96,7 @@ def test_facts_asked_through_the_openai_backend_are_checked_against_memory(
             MemoryDraft(
                 agent="Maria Lopez",
                 kind=MemoryKind.THOUGHT,
-                description=f"{PARTY.text}, Isabella Rodriguez told me.",
+                description=f"{PARTY}, Isabella Rodriguez told me.",
                 importance=7,
                 source={"from": "Isabella Rodriguez"},
             )

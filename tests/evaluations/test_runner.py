@@ -39,7 +39,7 @@ def test_a_done_evaluation_is_not_run_again(user):
     finished = evaluation.finished_at
     again = evaluation_run(evaluation=evaluation)
     assert again.finished_at == finished
-    assert set(again.result["simulations"][str(simulation.pk)]) == {"party_news", "candidacy_news"}
+    assert set(again.result["simulations"][str(simulation.pk)]) == {"news"}
 
 
 def test_the_command_refuses_a_step_beyond_thethree_residents(user):

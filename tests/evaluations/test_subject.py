@@ -11,7 +11,6 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from evaluations.facts import PARTY
 from evaluations.models import EvaluationStatus, InterviewAnswer
 from evaluations.runner import evaluation_run
 from evaluations.services import evaluation_create, evaluation_subject_fix
@@ -20,6 +19,9 @@ from memories.services import MemoryDraft, memories_create
 from runtime.engine.inline import simulation_run_inline
 from tests.factories import three_residents
 from world.models import Event, Simulation
+
+# The Ville bases' first named fact (agents/bases/data/reference/the_ville_measures.json).
+PARTY = "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe"
 
 ISABELLA, KLAUS = "Isabella Rodriguez", "Klaus Mueller"
 # The run hands on its ticks on commit: the tests need real transactions.
@@ -38,7 +40,7 @@ def told_at_step_6(user: User) -> Simulation:
             MemoryDraft(
                 agent=KLAUS,
                 kind=MemoryKind.THOUGHT,
-                description=f"{PARTY.text} on February 14",
+                description=f"{PARTY} on February 14",
                 importance=7,
                 source={"from": ISABELLA},
             )
@@ -51,7 +53,7 @@ def told_at_step_6(user: User) -> Simulation:
 
 def _klaus_heard(evaluation_result: dict[str, Any]) -> bool:
     party = evaluation_result["diffusion"]["facts"][0]
-    assert party["fact"] == PARTY.text
+    assert party["fact"] == PARTY
     return KLAUS in party["by_interview"]["knows"]
 
 
@@ -67,7 +69,7 @@ def test_a_past_step_is_measured_on_its_fork_as_it_was(told_at_step_6):
     fork = earlier.subject
     assert fork is not None
     assert (fork.parent_id, fork.forked_at_step, fork.step) == (simulation.pk, 3, 3)
-    assert not Memory.objects.filter(simulation=fork, description__startswith=PARTY.text).exists()
+    assert not Memory.objects.filter(simulation=fork, description__startswith=PARTY).exists()
     assert now.subject_id == simulation.pk  # at its own step and idle: measured in place
     # At step 3 Klaus had not heard yet; at step 6 he has, and says so.
     assert not _klaus_heard(earlier.result) and _klaus_heard(now.result)

@@ -32,8 +32,9 @@ def test_a_posted_evaluation_is_run_by_a_worker(user: User, api) -> None:
     # 3 residents x 2 facts asked, then the one simulation measured.
     assert (evaluation.done, evaluation.total) == (7, 7)
     measured = evaluation.result["simulations"][str(simulation.pk)]
-    assert set(measured) == {"party_news", "candidacy_news", "party"}
-    assert measured["party_news"]["source_holds_it"] is True
+    assert set(measured) == {"news", "events"}  # the base's two facts and its event
+    assert measured["news"][0]["source_holds_it"] is True  # Isabella holds her party
+    assert [e["host"] for e in measured["events"]] == ["Isabella Rodriguez"]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -55,6 +55,20 @@ def test_staff_sees_the_changelist(staff: Client, simulation: Simulation, query:
 
 
 @pytest.mark.django_db
+def test_a_memorys_row_shows_its_description_first(staff: Client, simulation: Simulation) -> None:
+    """A person browsing memories reads what each says first (a link to it), under the
+    title "memories"."""
+    response = staff.get(reverse(CHANGELIST) + f"?simulation__id__exact={simulation.pk}")
+    text = response.content.decode()
+    assert "Select memory to view" in text and "Memorys" not in text
+    first = Memory.objects.filter(simulation=simulation).order_by("agent", "number").first()
+    assert first is not None
+    row = text[text.index('<tr><th class="field-snippet">') :].split("</tr>", 1)[0]
+    assert escape(first.description[:60]) in row.split("</th>", 1)[0]  # the first cell
+    assert reverse("admin:memories_memory_change", args=[first.pk]) in row.split("</th>", 1)[0]
+
+
+@pytest.mark.django_db
 def test_changelist_filters_by_simulation(
     staff: Client, simulation: Simulation, api: APIClient
 ) -> None:

@@ -294,6 +294,10 @@ def test_those_who_talked_already_today_rarely_talk_again() -> None:
         ("I study chemistry", "Maria studies chemistry"),
         ("I planned a walk", "Maria planned a walk"),
         ("I have a paper due", "Maria has a paper due"),
+        ("I haven't had the courage to ask", "Maria hasn't had the courage to ask"),
+        ("I really don't know", "Maria really doesn't know"),
+        ("I can't swim and I didn't try", "Maria can't swim and Maria didn't try"),
+        ("I'd like to come", "Maria would like to come"),
     ],
 )
 def test_a_retold_line_keeps_its_verbs_grammatical(said: str, told: str) -> None:
