@@ -94,18 +94,23 @@ def webhook_update(
     }
     given = {key: value for key, value in changes.items() if key in current}
     fields = _checked(user=user, **{**current, **given})
+    # Only the fields changed here: the sweep moves log_seq and failures meanwhile.
+    written = ["url", "events", "log_kinds", "simulation", "name", "updated_at"]
     if (fields["simulation_id"], fields["log_kinds"]) != (
         subscription.simulation_id,
         subscription.log_kinds,
     ):
         subscription.log_seq = _log_start(fields)  # log events from now on
+        written.append("log_seq")
     for key, value in fields.items():
         setattr(subscription, key, value)
     if "active" in changes:
         subscription.active = bool(changes["active"])
+        written.append("active")
         if subscription.active:
             subscription.failures, subscription.disabled_reason = 0, ""
-    subscription.save()
+            written += ["failures", "disabled_reason"]
+    subscription.save(update_fields=written)
     return subscription
 
 
