@@ -112,7 +112,7 @@ bench: migrate install-local
 serve: migrate static
 	@echo "web (gunicorn) on http://$${SMALLVILLE_WEB_BIND:-127.0.0.1:8000} and one Celery worker; Ctrl-C stops both"
 	@trap 'kill -TERM $$web $$worker 2>/dev/null; wait' INT TERM; \
-	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection --loglevel=INFO --concurrency=2 & worker=$$!; \
+	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection,smallville.webhooks --loglevel=INFO --concurrency=2 & worker=$$!; \
 	$(VENV)/bin/gunicorn -c python:smallville_project.gunicorn_conf & web=$$!; \
 	wait
 
@@ -120,10 +120,10 @@ serve: migrate static
 web: migrate static
 	$(PY) manage.py runserver 127.0.0.1:8000
 
-# A worker consumes the tick queue and the reflection queue (SMALLVILLE_QUEUE, default
+# A worker consumes the tick queue, the reflection and the webhook queues (SMALLVILLE_QUEUE, default
 # "smallville"); run more of them on other machines against the same broker and database.
 worker: migrate
-	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection --loglevel=INFO
+	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection,smallville.webhooks --loglevel=INFO
 
 db-stop:
 	-$(PY) -m smallville_project.embedded_db stop

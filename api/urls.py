@@ -12,6 +12,7 @@ from . import (
     simulation_views,
     token_views,
     town_views,
+    webhook_views,
 )
 
 router = SimpleRouter()
@@ -19,6 +20,7 @@ router.register("bases", base_views.BaseViewSet, basename="base")
 router.register("towns", town_views.TownViewSet, basename="town")
 router.register("simulations", simulation_views.SimulationViewSet, basename="simulation")
 router.register("tokens", token_views.ApiTokenViewSet, basename="token")
+router.register("webhooks", webhook_views.WebhookViewSet, basename="webhook")
 router.register("profiles", profile_views.ModelProfileViewSet, basename="profile")
 
 town_router = SimpleRouter()

@@ -17,6 +17,7 @@ from .conditions import Condition
 from .models import Evaluation, EvaluationKind, EvaluationStatus, InterviewAnswer
 from .named import MeasureError, measures_resolve
 from .questions import QUESTIONS, interview_questions
+from .signals import evaluation_ended
 
 HUMAN = "human"
 HUMAN_ANSWER_MAX = 2000
@@ -267,6 +268,8 @@ def evaluation_fail(*, evaluation: Evaluation, reason: str) -> bool:
     failed = Evaluation.objects.filter(pk=evaluation.pk, status=EvaluationStatus.RUNNING).update(
         status=EvaluationStatus.FAILED, result={"error": reason}, finished_at=timezone.now()
     )
+    if failed:
+        _ended(evaluation, "failed")
     return failed == 1
 
 
@@ -275,4 +278,11 @@ def evaluation_finish(*, evaluation: Evaluation, result: dict[str, object]) -> b
     finished = Evaluation.objects.filter(pk=evaluation.pk, status=EvaluationStatus.RUNNING).update(
         status=EvaluationStatus.DONE, result=result, finished_at=timezone.now()
     )
+    if finished:
+        _ended(evaluation, "done")
     return finished == 1
+
+
+def _ended(evaluation: Evaluation, outcome: str) -> None:
+    ended = Evaluation.objects.select_related("simulation").get(pk=evaluation.pk)
+    evaluation_ended.send(sender=Evaluation, evaluation=ended, outcome=outcome)

@@ -20,3 +20,7 @@ class ApiTokenAdmin(ModelAdmin[ApiToken]):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+# Webhooks register their own admin screens.
+from integration.webhooks import admin as webhooks_admin  # noqa: E402, F401

@@ -37,3 +37,12 @@ class ApiToken(models.Model):
     def __str__(self) -> str:
         state = "revoked" if self.revoked_at else "live"
         return f"{self.name} ({self.prefix}…, {state})"
+
+
+# Webhooks keep their models in their own module; Django finds them through this one.
+from integration.webhooks.models import (  # noqa: E402
+    WebhookDelivery,
+    WebhookSubscription,
+)
+
+__all__ = ["ApiToken", "WebhookDelivery", "WebhookSubscription"]

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class WorkerProcess:
-    """`celery worker` in its own process group, consuming `queue` and its reflection queue.
+    """`celery worker` in its own process group, consuming `queue` and its reflection and
+    webhook queues.
 
     It shares this process's cache key prefix, so its leases, watchdog marks and what it
     remembers of model servers are this process's, not another run's on the same Redis
@@ -42,7 +43,7 @@ class WorkerProcess:
     def start(self, timeout: float = 60) -> None:
         name = f"{self.queue}-{uuid.uuid4().hex[:6]}@localhost"
         command = [sys.executable, "-m", "celery", "-A", "smallville_project", "worker"]
-        queues = f"{self.queue},{self.queue}.reflection"
+        queues = f"{self.queue},{self.queue}.reflection,{self.queue}.webhooks"
         command += ["-Q", queues, "-n", name, f"--concurrency={self.concurrency}"]
         command += ["--pool=prefork", "--without-gossip", "--without-mingle", "--loglevel=INFO"]
         self.process = subprocess.Popen(
@@ -93,5 +94,5 @@ def private_worker(
         worker.stop()
         app.conf.task_default_queue = saved
         with app.connection_for_write() as conn:
-            for name in (queue, f"{queue}.reflection"):
+            for name in (queue, f"{queue}.reflection", f"{queue}.webhooks"):
                 conn.default_channel.queue_delete(name)  # type: ignore[attr-defined]

@@ -26,7 +26,8 @@ def _connections_check(**_: Any) -> None:
 
 class Watchdog(bootsteps.StartStopStep):
     """Every SMALLVILLE_WATCHDOG_SECONDS the worker asks itself (a task, so the database
-    is only used by the pool) to resume running simulations whose tick was lost."""
+    is only used by the pool) to resume running simulations whose tick was lost, and to
+    send webhook deliveries that are due again."""
 
     requires = ("celery.worker.components:Timer",)
 
@@ -36,6 +37,13 @@ class Watchdog(bootsteps.StartStopStep):
         worker.timer.call_repeatedly(
             settings.SMALLVILLE_WATCHDOG_SECONDS,
             lambda: app.send_task("agents.runs_watch", queue=app.conf.task_default_queue),
+        )
+        # Webhook deliveries due whose task is not on its way (integration/webhooks).
+        worker.timer.call_repeatedly(
+            settings.SMALLVILLE_WATCHDOG_SECONDS,
+            lambda: app.send_task(
+                "integration.webhooks_sweep", queue=f"{app.conf.task_default_queue}.webhooks"
+            ),
         )
 
 

@@ -213,6 +213,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "LocationKindEnum": "world.models.LocationKind",
         "MemoryKindEnum": "memories.models.MemoryKind",
+        "WebhookEventEnum": "integration.webhooks.models.WebhookEvent",
     },
     # Swagger UI and Redoc from drf-spectacular-sidecar's static files: no CDN, no network.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -288,6 +289,18 @@ SMALLVILLE_CALLS_IN_FLIGHT = int(
 # Which groups "ahead" starts first: "behind" (the furthest behind: the critical path) or
 # "ahead" (the furthest ahead: the largest leads, which the tests use to try the rule).
 SMALLVILLE_AHEAD_ORDER = os.environ.get("SMALLVILLE_AHEAD_ORDER", "behind")
+
+# Webhooks (integration/webhooks, docs/integration.md): a URL on loopback, a private range
+# or this service's own host is refused unless this is on (tests turn it on to reach their
+# receivers). Each attempt may take TIMEOUT seconds; a failed one is retried after BACKOFF
+# seconds, doubling, at most BACKOFF_MAX, for RETRY_FOR seconds from the event; a webhook
+# whose last DISABLE_AFTER deliveries all failed for good is disabled.
+SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE = env_bool("SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE", False)
+SMALLVILLE_WEBHOOKS_TIMEOUT = float(os.environ.get("SMALLVILLE_WEBHOOKS_TIMEOUT", "10"))
+SMALLVILLE_WEBHOOKS_BACKOFF = float(os.environ.get("SMALLVILLE_WEBHOOKS_BACKOFF", "30"))
+SMALLVILLE_WEBHOOKS_BACKOFF_MAX = float(os.environ.get("SMALLVILLE_WEBHOOKS_BACKOFF_MAX", "3600"))
+SMALLVILLE_WEBHOOKS_RETRY_FOR = float(os.environ.get("SMALLVILLE_WEBHOOKS_RETRY_FOR", "86400"))
+SMALLVILLE_WEBHOOKS_DISABLE_AFTER = int(os.environ.get("SMALLVILLE_WEBHOOKS_DISABLE_AFTER", "3"))
 
 # Language models (docs/language-models.md).
 SMALLVILLE_LLM_BACKEND = os.environ.get("SMALLVILLE_LLM_BACKEND", "offline")

@@ -16,7 +16,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("world", "llm", "memories", "agents", "runtime", "evaluations", "api", "web")
+APPS = (
+    "world",
+    "llm",
+    "memories",
+    "agents",
+    "runtime",
+    "evaluations",
+    "integration",
+    "api",
+    "web",
+)
 
 
 def _module_name(path: Path) -> str:

@@ -95,6 +95,15 @@ EXCEPTIONS: dict[str, str] = {
     "api.profile_views": _HTTP,
     "api.token_serializers": _HTTP,
     "api.token_views": _HTTP,
+    "api.webhook_views": _HTTP,
+    "integration.admin": _ADMIN,
+    "integration.webhooks.admin": _ADMIN,
+    "integration.selectors": "read by the token views over HTTP: tests/integration/test_tokens.py",
+    "integration.services": "called by the token views over HTTP: tests/integration/test_tokens.py",
+    "integration.webhooks.selectors": "read by the webhook views: tests/api/test_webhooks.py",
+    "integration.webhooks.tasks": (
+        "run by a Celery worker process: tests/integration/webhooks/test_delivery.py"
+    ),
     "evaluations.passes": "an evaluation's pass, run through evaluations.runner's tests",
     "llm.profile_check": "a profile's check over REST: tests/llm/test_profiles.py",
     "llm.profiles": "routing, through llm_run in tests/llm/test_routing_money.py",

@@ -17,6 +17,7 @@ import redis.exceptions
 from django.db import InterfaceError, OperationalError
 
 from world.models import Simulation, SimulationStatus
+from world.services import simulation_set_status
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,11 @@ def run_fails_on_error(*, simulation_id: int, step: int, work: str) -> Iterator[
     except Exception as exc:
         log.exception("simulation %s: %s of step %s failed", simulation_id, work, step)
         reason = f"step {step + 1}, {work}: {type(exc).__name__}: {exc}"[:2000]
-        Simulation.objects.filter(pk=simulation_id, status=SimulationStatus.RUNNING).update(
-            status=SimulationStatus.FAILED, status_reason=reason
-        )
+        simulation = Simulation.objects.filter(pk=simulation_id).first()
+        if simulation is not None:
+            simulation_set_status(
+                simulation=simulation,
+                status=SimulationStatus.FAILED,
+                reason=reason,
+                expected=[SimulationStatus.RUNNING],
+            )
