@@ -10,6 +10,7 @@ from . import (
     profile_views,
     resident_views,
     simulation_views,
+    stream_views,
     token_views,
     town_views,
 )
@@ -32,6 +33,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include(router.urls)),
     path("towns/<int:town_pk>/", include(town_router.urls)),
     path("simulations/<int:simulation_pk>/", include(simulation_router.urls)),
+    path(
+        "simulations/<int:simulation_pk>/stream/",
+        stream_views.SimulationStreamView.as_view(),
+        name="simulation-stream",
+    ),
     path("", include("api.llm_urls")),
     path("", include("api.memory_urls")),
     path("", include("api.reflection_urls")),
