@@ -79,6 +79,10 @@ def _read(cursors: dict[int, int]) -> dict[int, list[Event] | None]:
             connection.close()  # back to the pool until the next read
 
 
+def _let_go() -> None:
+    connection.close()  # in the reader's thread: `connection` is that thread's
+
+
 class Hub:
     def __init__(self, *, poll: float) -> None:
         self.poll = poll
@@ -134,6 +138,13 @@ class Hub:
             if not full:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self.poll)
+        # Nobody left: this thread's connection is let go (kept between reads without a pool).
+        await loop.run_in_executor(self._reader, _let_go)
+
+    async def idle(self) -> None:
+        """Until the read loop has stopped (no client is left, or the hub is closed)."""
+        if self._task is not None:
+            await self._task
 
 
 async def serve(
