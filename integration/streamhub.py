@@ -18,12 +18,12 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, connection
 
+from smallville_project.pools import pool
 from world.models import Event
 from world.selectors import events_after, simulations_last_seq
 
@@ -90,7 +90,7 @@ class Hub:
         self.closing = asyncio.Event()  # set when the server stops: every stream ends
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._reader = ThreadPoolExecutor(1, thread_name_prefix="stream-hub")
+        self._reader = pool("stream-hub", 1)
 
     def join(self, spec: StreamSpec) -> Client:
         client = Client(spec)

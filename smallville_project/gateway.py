@@ -17,13 +17,14 @@ import io
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
 
 from integration.streamhub import hub, serve
 from integration.streams import HANDOFF, StreamSpec
+
+from .pools import pool
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ class _Response:
 class Gateway:
     def __init__(self, app: WSGIApp, *, threads: int) -> None:
         self.app = app
-        self.threads = ThreadPoolExecutor(threads, thread_name_prefix="wsgi")
+        self.threads = pool("wsgi", threads)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

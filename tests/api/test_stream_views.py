@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from api.stream_views import MAX_NAMES
 from runtime.engine import simulation_run_inline
 from tests.api import create, error_of
 from tests.production_server import ProductionServer, production_server, served_database_url
@@ -213,3 +214,6 @@ def test_the_stream_view_refuses_before_streaming_under_the_test_client(
     response = api.get(path, HTTP_LAST_EVENT_ID="seven", HTTP_ACCEPT="text/event-stream")
     assert response.status_code == 400
     assert "Last-Event-ID" in error_of(response)["message"]
+    names = ",".join(f"Resident {n}" for n in range(MAX_NAMES + 1))
+    response = api.get(path, {"residents": names})
+    assert response.status_code == 400 and "residents" in error_of(response)["message"]
