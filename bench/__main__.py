@@ -26,6 +26,7 @@ BENCHES = (
     "latency",
     "billing",
     "load",
+    "stream",
     "emergence",
     "local_model",
     "evaluation",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from rest_framework.fields import DateTimeField
 
 from world.models import Event
@@ -79,6 +80,10 @@ def follow(spec: StreamSpec) -> Iterator[bytes]:
     after, quiet_since = spec.after, time.monotonic()
     while True:
         events = events_after(simulation_id=spec.simulation_id, after=after, limit=CHUNK)
+        gone = not events and not simulations_last_seq(ids=[spec.simulation_id])
+        connection.close()  # none held between reads (a client may stay for hours)
+        if gone:
+            return
         if events:
             after = events[-1].seq
             body = frames(spec, events)
@@ -87,8 +92,6 @@ def follow(spec: StreamSpec) -> Iterator[bytes]:
                 yield body
             if len(events) == CHUNK:
                 continue
-        elif not simulations_last_seq(ids=[spec.simulation_id]):
-            return  # deleted
         if time.monotonic() - quiet_since >= heartbeat:
             quiet_since = time.monotonic()
             yield HEARTBEAT
