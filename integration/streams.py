@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +72,7 @@ def frames(spec: StreamSpec, events: list[Event]) -> bytes:
     return b"".join(frame(event) for event in events if spec.wants(event))
 
 
-def follow(spec: StreamSpec) -> Iterator[bytes]:
+def follow(spec: StreamSpec) -> Generator[bytes, None, None]:
     """The stream for a WSGI server: reads the log every SMALLVILLE_STREAM_POLL s in the
     request's thread until the client goes or the simulation is deleted."""
     poll, heartbeat = settings.SMALLVILLE_STREAM_POLL, settings.SMALLVILLE_STREAM_HEARTBEAT
