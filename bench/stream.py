@@ -11,7 +11,9 @@ run is paused, and each client is read to the log's last seq.
 Reported: delivery latency of every (client, event) appended once every client was
 listening, from the event's `created_at` (the now() of the transaction that appended it,
 i.e. its start: the delay from the commit is at most this) to its arrival,
-p50/p95/p99/max; per client, events received, missing and
+p50/p95/p99/max, and from when this process first saw it committed (the simulation's
+last_seq read every 50 ms: the delay from the commit, within 50 ms and this process's
+own lag); per client, events received, missing and
 repeated (the target is none); the web processes' memory (RSS summed over gunicorn's
 process group) without and with the clients, and their CPU seconds; steps/s without and
 with the clients.
@@ -90,6 +92,28 @@ class StreamClients(threading.Thread):
         return json.loads(self.seen[i][-1][0][6:])["seq"] if self.seen[i] else 0
 
 
+class CommitProbe(threading.Thread):
+    """When each seq was first seen committed: the simulation's last_seq read every 50 ms
+    from this process (its own connection)."""
+
+    def __init__(self, sim_id: int) -> None:
+        super().__init__(daemon=True)
+        self.sim_id = sim_id
+        self.seen_at: dict[int, float] = {}
+        self.stop = False
+
+    def run(self) -> None:
+        last = Simulation.objects.get(pk=self.sim_id).last_seq
+        while not self.stop:
+            now_last = Simulation.objects.get(pk=self.sim_id).last_seq
+            at = time.time()
+            for seq in range(last + 1, now_last + 1):
+                self.seen_at[seq] = at
+            last = now_last
+            time.sleep(0.05)
+        connections.close_all()
+
+
 def group_rss_mb(pgid: int) -> float:
     """Resident memory of the live processes of process group `pgid`, in MB."""
     kb = 0
@@ -137,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
         "clients": args.clients,
     }
     streams: StreamClients | None = None
+    probe: CommitProbe | None = None
     with (
         private_worker(concurrency=2) as worker,
         web_server(port, worker.queue, {}) as process,
@@ -159,6 +184,8 @@ def main(argv: list[str] | None = None) -> None:
                 raise RuntimeError("the streams did not open within 300 s")
             report["open_seconds"] = round(time.monotonic() - opened, 2)
             ready = time.time()  # latencies count from here: every client is listening
+            probe = CommitProbe(sim_id)
+            probe.start()
             cpu_before = group_cpu_seconds(process.pid)
             with_clients = steps_per_second(sim_id, args.seconds)
             cpu = group_cpu_seconds(process.pid) - cpu_before
@@ -175,10 +202,14 @@ def main(argv: list[str] | None = None) -> None:
             if streams is not None:
                 streams.stop = True
                 streams.join(10)
+            if probe is not None:
+                probe.stop = True
+                probe.join(10)
             setup.close()
     latencies: list[float] = []
     missing = repeated = 0
-    assert streams is not None
+    assert streams is not None and probe is not None
+    from_commit: list[float] = []
     for seen in streams.seen:
         events = [json.loads(line[6:]) for line, _ in seen]
         seqs = [event["seq"] for event in events]
@@ -188,11 +219,14 @@ def main(argv: list[str] | None = None) -> None:
             created = datetime.fromisoformat(event["created_at"]).timestamp()
             if created >= ready:
                 latencies.append(arrived - created)
+                if event["seq"] in probe.seen_at:
+                    from_commit.append(arrived - probe.seen_at[event["seq"]])
     report.update(
         {
             "simulation": {"base": args.base, "cognition": args.cognition, "events": last - after},
             "steps_per_s": {"without_clients": without, "with_clients": with_clients},
             "delivery_from_created_at": percentiles(latencies) if latencies else {},
+            "delivery_from_commit_seen": percentiles(from_commit) if from_commit else {},
             "deliveries": len(latencies),
             "missing": missing,
             "repeated": repeated,
