@@ -27,7 +27,7 @@ from smallville_project.pools import pool
 from world.models import Event
 from world.selectors import events_after, simulations_last_seq
 
-from .streams import CHUNK, HEARTBEAT, RETRY, StreamSpec, frames
+from .streams import CHUNK, HEARTBEAT, RETRY, StreamSpec, frame
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +44,19 @@ class Client:
         self.cursor = spec.after
         self.pending: asyncio.Queue[bytes | None] = asyncio.Queue()
 
-    def take(self, events: list[Event]) -> None:
-        """The frames of the events after the cursor, if `events` run on from it."""
+    def take(self, events: list[Event], encoded: list[bytes] | None = None) -> None:
+        """The frames of the events after the cursor, if `events` run on from it;
+        `encoded` holds each event's frame (made once for every client of the hub)."""
         if not events or events[0].seq > self.cursor + 1 or events[-1].seq <= self.cursor:
             return  # read from a later cursor than this client's (it joined meanwhile)
-        mine = [event for event in events if event.seq > self.cursor]
+        if encoded is None:
+            encoded = [frame(event) for event in events]
+        body = b"".join(
+            data
+            for event, data in zip(events, encoded, strict=True)
+            if event.seq > self.cursor and self.spec.wants(event)
+        )
         self.cursor = events[-1].seq
-        body = frames(self.spec, mine)
         if body:
             self.pending.put_nowait(body)
         if self.pending.qsize() > MAX_PENDING:
@@ -129,11 +135,12 @@ class Hub:
                 await asyncio.sleep(1)
             full = False
             for pk, events in found.items():
+                encoded = None if events is None else [frame(event) for event in events]
                 for client in list(self.clients.get(pk, ())):
                     if events is None:
                         client.end()
                     else:
-                        client.take(events)
+                        client.take(events, encoded)
                 full = full or (events is not None and len(events) == CHUNK)
             if not full:
                 with contextlib.suppress(TimeoutError):
