@@ -56,16 +56,27 @@ class StreamClients(threading.Thread):
         ).encode()
         self.port, self.count = port, count
         self.seen: list[list[tuple[bytes, float]]] = [[] for _ in range(count)]
+        self.last_seq = [0] * count
         self.open = threading.Event()  # every stream has its response headers
-        self.stop = False
+        self._stop_soon: Any = None
 
     def run(self) -> None:
         asyncio.run(self._all())
 
+    def stop(self) -> None:
+        if self._stop_soon is not None:
+            self._stop_soon()
+        self.join(10)
+
     async def _all(self) -> None:
+        loop, stopping = asyncio.get_running_loop(), asyncio.Event()
+        self._stop_soon = lambda: loop.call_soon_threadsafe(stopping.set)
         streams = await asyncio.gather(*(self._open() for _ in range(self.count)))
         self.open.set()
-        await asyncio.gather(*(self._read(i, reader) for i, (reader, _) in enumerate(streams)))
+        reads = [asyncio.create_task(self._read(i, r)) for i, (r, _) in enumerate(streams)]
+        await stopping.wait()
+        for read in reads:
+            read.cancel()
 
     async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         reader, writer = await asyncio.open_connection(HOST, self.port, limit=2**20)
@@ -78,18 +89,23 @@ class StreamClients(threading.Thread):
         return reader, writer  # the writer kept: collected, it would close the connection
 
     async def _read(self, i: int, reader: asyncio.StreamReader) -> None:
-        while not self.stop:
-            try:
-                line = await asyncio.wait_for(reader.readline(), 1)
-            except TimeoutError:
-                continue
-            if not line:
-                return
-            if line.startswith(b"data: "):  # a chunk holds whole frames: lines are whole
-                self.seen[i].append((line, time.time()))
+        """What arrives, as it arrives: parsed once the run is over (cheap here, so this
+        process's lag stays out of the arrival times)."""
+        while data := await reader.read(2**16):
+            self.seen[i].append((data, time.time()))
+            found = data.rfind(b"\nid: ")
+            if found >= 0:
+                end = data.find(b"\n", found + 1)
+                if end > 0:
+                    self.last_seq[i] = int(data[found + 5 : end])
 
-    def last(self, i: int) -> int:
-        return json.loads(self.seen[i][-1][0][6:])["seq"] if self.seen[i] else 0
+    def events(self, i: int) -> list[tuple[dict[str, Any], float]]:
+        """Stream i's events with the time of the read that completed each."""
+        found, buffer = [], b""
+        for data, at in self.seen[i]:
+            *lines, buffer = (buffer + data).split(b"\n")
+            found += [(json.loads(line[6:]), at) for line in lines if line.startswith(b"data: ")]
+        return found
 
 
 class CommitProbe(threading.Thread):
@@ -195,13 +211,12 @@ def main(argv: list[str] | None = None) -> None:
             last = Simulation.objects.get(pk=sim_id).last_seq
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and any(
-                streams.last(i) < last for i in range(args.clients)
+                streams.last_seq[i] < last for i in range(args.clients)
             ):
                 time.sleep(0.5)
         finally:
             if streams is not None:
-                streams.stop = True
-                streams.join(10)
+                streams.stop()
             if probe is not None:
                 probe.stop = True
                 probe.join(10)
@@ -210,12 +225,12 @@ def main(argv: list[str] | None = None) -> None:
     missing = repeated = 0
     assert streams is not None and probe is not None
     from_commit: list[float] = []
-    for seen in streams.seen:
-        events = [json.loads(line[6:]) for line, _ in seen]
-        seqs = [event["seq"] for event in events]
+    for i in range(args.clients):
+        events = streams.events(i)
+        seqs = [event["seq"] for event, _ in events]
         repeated += len(seqs) - len(set(seqs))
         missing += len(set(range(after + 1, last + 1)) - set(seqs))
-        for event, (_, arrived) in zip(events, seen, strict=True):
+        for event, arrived in events:
             created = datetime.fromisoformat(event["created_at"]).timestamp()
             if created >= ready:
                 latencies.append(arrived - created)
