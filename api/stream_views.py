@@ -79,7 +79,9 @@ class SimulationStreamView(APIView):
             residents=_names(request, "residents", lambda name: len(name) <= 200),
         )
         handoff = request.META.get(HANDOFF)
-        if isinstance(handoff, list):
+        if request.method == "HEAD":  # the headers only
+            response = StreamingHttpResponse(iter(()), content_type="text/event-stream")
+        elif isinstance(handoff, list):
             handoff.append(spec)
             response = StreamingHttpResponse(iter(()), content_type="text/event-stream")
         else:

@@ -198,6 +198,9 @@ def test_another_users_stream_is_404_and_bad_cursors_and_event_ids_are_400(
     for query, field in (("after=x", "after"), ("kinds=,", "kinds"), ("kinds=A%20B", "kinds")):
         status, _, body = server.request("GET", f"{path}?{query}", token=token)
         assert status == 400 and field in json.loads(body)["error"]["message"], body
+    # HEAD answers the headers and ends (no stream behind it).
+    status, headers, body = server.request("HEAD", path, token=token)
+    assert (status, body) == (200, b"") and headers["content-type"] == "text/event-stream"
     forged = base64.b64encode(b"foo").decode()
     events = f"/api/simulations/{simulation['id']}/events/?cursor={forged}"
     status, _, body = server.request("GET", events, token=token)
