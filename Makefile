@@ -91,7 +91,7 @@ test: lint schema pytest
 chaos: install
 	$(VENV)/bin/pytest -q -m chaos tests/chaos
 
-BENCHES := pathfinding embeddings retrieval reflection engine cognition latency load emergence local_model evaluation replay
+BENCHES := pathfinding embeddings retrieval reflection engine cognition latency load stream emergence local_model evaluation replay
 
 # Each benchmark prints one JSON object; results land in bench/results/<name>.json.
 # The full set takes about 20 minutes on a 2-core machine (loading the 1M memories for
@@ -104,8 +104,9 @@ bench: migrate install-local
 		cat bench/results/$$name.json; \
 	done
 
-# The production server: gunicorn (smallville_project/gunicorn_conf.py: 2 processes x 4
-# threads, a psycopg pool of database connections per process; SMALLVILLE_WEB_BIND and
+# The production server: gunicorn with uvicorn workers (smallville_project/gunicorn_conf.py:
+# 2 processes x 4 threads for the WSGI app, live event streams on each process's event
+# loop, a psycopg pool of database connections per process; SMALLVILLE_WEB_BIND and
 # the other SMALLVILLE_WEB_* change it) and one Celery worker, which keeps its persistent
 # connections. Ctrl-C stops both: SIGTERM, so gunicorn finishes the requests in flight
 # (at most SMALLVILLE_WEB_GRACEFUL_TIMEOUT s) and the worker its tasks.

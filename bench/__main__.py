@@ -27,6 +27,7 @@ BENCHES = (
     "billing",
     "estimate",
     "load",
+    "stream",
     "emergence",
     "local_model",
     "evaluation",

@@ -1,9 +1,12 @@
 """The production web server: `gunicorn -c python:smallville_project.gunicorn_conf`.
 
-Used by `make serve` and by `python -m bench load`. Threaded workers (gthread) sized for a
-small machine: 2 processes x 4 threads by default, each process with its own psycopg pool
-of database connections (SMALLVILLE_DB_POOL, set here for gunicorn only; Celery workers
-keep their persistent connections). Everything can be changed from the environment:
+Used by `make serve` and by `python -m bench load`. Uvicorn workers
+(smallville_project.web_worker) serving smallville_project.asgi: the WSGI application in
+4 threads per process, as the threaded workers ran it, and live event streams on each
+process's event loop (no thread each). Sized for a small machine: 2 processes x 4 threads
+by default, each process with its own psycopg pool of database connections
+(SMALLVILLE_DB_POOL, set here for gunicorn only; Celery workers keep their persistent
+connections). Everything can be changed from the environment:
 
 - SMALLVILLE_WEB_BIND (default 127.0.0.1:8000), SMALLVILLE_WEB_WORKERS (2),
   SMALLVILLE_WEB_THREADS (4), SMALLVILLE_WEB_TIMEOUT (60: seconds a worker may go without
@@ -11,13 +14,13 @@ keep their persistent connections). Everything can be changed from the environme
   the requests in flight on SIGTERM or Ctrl-C), SMALLVILLE_WEB_ACCESS_LOG (a path, or `-`
   for stderr; off by default), SMALLVILLE_WEB_LOG_LEVEL (info);
 - SMALLVILLE_DB_POOL (1 here), SMALLVILLE_DB_POOL_MIN (2), SMALLVILLE_DB_POOL_MAX (the
-  threads per process, so a request never waits for a connection): see settings.py.
+  threads per process and one for the stream hub, so a request never waits for a
+  connection): see settings.py.
 
-Ctrl-C (SIGINT) stops gracefully here, as SIGTERM does. Gunicorn's own quick stop on
-SIGINT shuts a gthread worker's thread pool down from inside the signal handler, which
-deadlocks when the signal lands while the worker hands a request to that pool (the
-master then SIGKILLs it after graceful_timeout). `make serve` gets SIGINT to every process
-of its group, and 4 Ctrl-Cs of 6 right after a few requests hung that way for 20 s.
+Ctrl-C (SIGINT) stops gracefully here, as SIGTERM does (gunicorn's own quick stop on
+SIGINT once hung gthread workers for 20 s; `make serve` gets SIGINT to every process of
+its group): the master treats it as SIGTERM, and a uvicorn worker stops gracefully on
+either, ending its streams at once.
 
 Importing this module changes nothing (the load bench reads it); the database pool's
 environment is set in the master when gunicorn starts, before it forks the workers.
@@ -29,10 +32,12 @@ import os
 import signal
 from typing import Any
 
-wsgi_app = "smallville_project.wsgi:application"
+wsgi_app = "smallville_project.asgi:application"
 bind = [os.environ.get("SMALLVILLE_WEB_BIND", "127.0.0.1:8000")]
-worker_class = "gthread"
+worker_class = "smallville_project.web_worker.Worker"
 workers = int(os.environ.get("SMALLVILLE_WEB_WORKERS", "2"))
+# Threads of each process for the WSGI application (smallville_project.gateway reads the
+# same variable); live streams take none.
 threads = int(os.environ.get("SMALLVILLE_WEB_THREADS", "4"))
 # Each worker opens its own pool after the fork: the app is never loaded in the master.
 preload_app = False
@@ -51,7 +56,8 @@ loglevel = os.environ.get("SMALLVILLE_WEB_LOG_LEVEL", "info")
 proc_name = "smallville-web"
 
 # What the web processes add to their environment unless it is set already.
-POOL_ENVIRONMENT = {"SMALLVILLE_DB_POOL": "1", "SMALLVILLE_DB_POOL_MAX": str(threads)}
+# One connection more than the threads: the stream hub's reads (integration.streamhub).
+POOL_ENVIRONMENT = {"SMALLVILLE_DB_POOL": "1", "SMALLVILLE_DB_POOL_MAX": str(threads + 1)}
 
 
 def pool_sizes(env: dict[str, str] | None = None) -> tuple[int, int]:

@@ -9,6 +9,8 @@ The pools (name: who submits, what waits in it):
 - `ahead-call`: the model port, calls sent ahead of the step that will ask them.
 - `together`: the model port, independent calls of one step made at once.
 - `embed-ahead`: memories, passages embedded while other residents wait on the model.
+- `wsgi`: the production server's gateway, the WSGI application's requests.
+- `stream-hub`: the live streams' hub, its reads of the log (one thread).
 """
 
 from __future__ import annotations

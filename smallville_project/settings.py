@@ -199,6 +199,11 @@ REST_FRAMEWORK = {
 # its attempts get 429 until the oldest failure leaves the window (auth_failures.py).
 SMALLVILLE_THROTTLE_AUTH_FAILURES = os.environ.get("SMALLVILLE_THROTTLE_AUTH_FAILURES", "10/minute")
 
+# The live event stream (integration.streams): seconds between heartbeats of an idle
+# stream, and between the stream hub's reads of the log (so an event's delay at most).
+SMALLVILLE_STREAM_HEARTBEAT = float(os.environ.get("SMALLVILLE_STREAM_HEARTBEAT", "15"))
+SMALLVILLE_STREAM_POLL = float(os.environ.get("SMALLVILLE_STREAM_POLL", "0.25"))
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Smallville API",
     "DESCRIPTION": "Generative agents (Park et al., UIST 2023) as a service.",

@@ -34,6 +34,21 @@ def event_list(*, simulation: Simulation) -> QuerySet[Event]:
     return Event.objects.filter(simulation=simulation).order_by("seq")
 
 
+def events_after(*, simulation_id: int, after: int, limit: int) -> list[Event]:
+    """Up to `limit` committed events of a simulation with a seq above `after`, in seq order
+    (the log is gap-free and appended under a row lock, so a later seq never commits first:
+    reading on from the last seq seen misses nothing)."""
+    return list(
+        Event.objects.filter(simulation_id=simulation_id, seq__gt=after).order_by("seq")[:limit]
+    )
+
+
+def simulations_last_seq(*, ids: list[int]) -> dict[int, int]:
+    """The last committed seq of each of these simulations that exists, in one query."""
+    rows = Simulation.objects.filter(pk__in=ids).values_list("pk", "last_seq")
+    return {int(pk): int(last) for pk, last in rows}
+
+
 def arena_addresses(*, town: Town) -> dict[int, str]:
     """Arena block id -> arena address, from the town's legend (no query)."""
     return {

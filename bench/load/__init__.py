@@ -1,7 +1,8 @@
 """The production server under load: `python -m bench load [--seconds N]` prints one JSON object.
 
 Starts the server as `make serve` does (gunicorn with smallville_project/gunicorn_conf.py:
-gthread workers, a psycopg pool of database connections per process) on a free port of
+uvicorn workers running the WSGI app in threads, a psycopg pool of database connections
+per process) on a free port of
 127.0.0.1, and one Celery worker (concurrency 2, as `make serve`) on a private queue.
 Over HTTP it creates a simulation (base_the_ville_n25, the paper's cognition, offline
 model backend, from 07:00) and runs it; past its first 5 steps (the day plans) and an

@@ -103,6 +103,13 @@ def test_bad_filter_is_400(api: APIClient, query: str) -> None:
         base64.b64encode(b"p=99999999999999999999999").decode(),
         base64.b64encode(b"o=1&p=-5").decode(),
         base64.b64encode(b"r=x").decode(),
+        # Read as the first page before: nothing DRF would make.
+        "",
+        base64.b64encode(b"foo").decode(),
+        base64.b64encode(b"x=1").decode(),
+        base64.b64encode(b"p=5&p=6").decode(),
+        base64.b64encode(b"p=50").decode().rstrip("="),  # no padding
+        base64.b64encode(b"o=0").decode(),
     ],
 )
 def test_a_forged_cursor_is_400(api: APIClient, cursor: str) -> None:

@@ -146,7 +146,12 @@ def test_viewer_draws_the_ville_and_its_residents(
 
 
 def test_a_resident_moves_while_a_worker_runs_the_simulation(
-    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+    live_server: LiveServer,
+    page: Page,
+    user: User,
+    login: Login,
+    artifact: Artifact,
+    traffic: Traffic,
 ) -> None:
     simulation = _simulation(user)
     login(page, user, PASSWORD)
@@ -168,6 +173,8 @@ def test_a_resident_moves_while_a_worker_runs_the_simulation(
     assert {n: final["tiles"][2 * i : 2 * i + 2] for i, n in enumerate(final["names"])} == log
     assert page.locator("#feed li").count() > 0
     assert page.locator("#feed li[data-kind='agent.moved']").count() == 0
+    # It followed the run through the live stream (docs/integration.md), not by paging.
+    assert any(f"/api/simulations/{simulation.pk}/stream/?after=" in u for u in traffic.requests)
     artifact(page, "viewer-live-run")
 
 

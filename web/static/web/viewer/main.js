@@ -1,5 +1,6 @@
-// The town viewer: the map and its residents, live (following the event log with
-// `seq_after`) and in replay (the replay endpoint, a chunk of steps per request).
+// The town viewer: the map and its residents, live (following the event log: its first
+// page read with `step_min`, then the live stream, `/stream/` as Server-Sent Events, or
+// pages of `seq_after` where the stream cannot be had) and in replay (the replay endpoint, a chunk of steps per request).
 // Reads only the public REST API, so it is also an example of integrating with it.
 
 import { getJSON, postJSON, itemsOf } from "./api.js";
@@ -251,12 +252,13 @@ class Viewer {
     }
   }
 
-  // Follow the run: the simulation's status, then the log's new events.
+  // Follow the run: the simulation's status, then the log's new events (from the stream
+  // once the first read has set where it starts).
   async poll() {
     try {
       this.showSimulation(await getJSON(`${API}/`));
       if (this.newcomer && !this.playing) await this.rejoin();
-      await this.readEvents();
+      if (!this.streaming()) await this.readEvents();
     } catch (error) {
       $("control-error").textContent = `lost the server: ${error.message}`;
     }
@@ -278,6 +280,24 @@ class Viewer {
       params = {};
     }
     if (this.frames.length) this.play();
+    this.listen();
+  }
+
+  // The live stream after the last seq read; EventSource resumes it by itself with
+  // Last-Event-ID. Refused (it closes for good), the pages of `seq_after` are read instead.
+  listen() {
+    if (this.stream || this.lastSeq === null || typeof EventSource === "undefined") return;
+    this.stream = new EventSource(`${API}/stream/?after=${this.lastSeq}`);
+    this.stream.onmessage = (message) => {
+      const event = JSON.parse(message.data);
+      if (event.seq <= this.lastSeq) return;
+      this.take(event);
+      if (event.kind === "simulation.stepped") this.play();
+    };
+  }
+
+  streaming() {
+    return Boolean(this.stream) && this.stream.readyState !== EventSource.CLOSED;
   }
 
   // One event of the live log: positions and actions into the frame being built, the
