@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from agents.bases.services import bases_shipped_ensure
 from runtime.dispatch import Work
-from tests.llm.fake_openai import FakeOpenAI
+from tests.model_server import ModelServer
 from world.models import Town
 from world.towns import town_get_or_import
 
@@ -124,8 +124,8 @@ def sent_work() -> Iterator[list[Work]]:
 
 
 @pytest.fixture
-def fake_openai() -> Iterator[FakeOpenAI]:
-    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/llm/fake_openai.py)."""
-    server = FakeOpenAI()
+def model_server() -> Iterator[ModelServer]:
+    """The fake model server, scripted (tests/model_server.py): push its replies."""
+    server = ModelServer()
     yield server
     server.close()

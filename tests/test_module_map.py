@@ -14,15 +14,6 @@ _PROJECTION = (
     "a projection, applied by world.eventlog; rebuild equal to live in "
     "tests/memories/test_rebuild.py and tests/api/test_replay.py"
 )
-_ENGINE = (
-    "run through runtime.engine.run and choice by tests/runtime/engine/test_barrier.py, "
-    "tests/runtime/engine/ahead/test_run.py and the runtime tests"
-)
-_COGNITION = (
-    "the paper's cognition, run by the engine in tests/agents/cognition/test_paper.py, "
-    "test_conversation.py and test_openai_flow.py; no unit test yet"
-)
-
 EXCEPTIONS: dict[str, str] = {
     "world.admin": _ADMIN,
     "llm.admin": _ADMIN,
@@ -41,18 +32,13 @@ EXCEPTIONS: dict[str, str] = {
     "llm.management.commands.model_server": (
         "serves a local GGUF model: tests/local_model start it as a process"
     ),
-    "agents.cognition.acting": _COGNITION,
-    "agents.cognition.news": _COGNITION,
-    "agents.cognition.paper": _COGNITION,
-    "agents.cognition.ratings": _COGNITION,
-    "agents.cognition.selectors": _COGNITION,
     "agents.selectors": "read by the API's resident views over HTTP (tests/api/test_residents.py)",
     "agents.offline.insights": "issue 30 adds its tests (tests/agents/offline)",
-    "runtime.decisions": _ENGINE,
-    "runtime.engine.ahead.run": _ENGINE,
-    "runtime.engine.barrier.commit": _ENGINE,
-    "runtime.engine.barrier.steps": _ENGINE,
-    "runtime.engine.decide": _ENGINE,
+    "runtime.engine.ahead.run": (
+        "the ahead engine's loop (threads, groups, commits), run whole through "
+        "runtime.engine.run by tests/runtime/engine/ahead/test_run.py; its parts "
+        "(state, staging) have unit tests"
+    ),
     "runtime.engine.watchdog": "run by the Celery beat: tests/runtime/test_tasks.py, tests/chaos",
     "runtime.management.commands.run_simulation": (
         "a thin command over runtime.engine.run; no test runs the command itself"

@@ -1,5 +1,6 @@
-"""Fixtures of the chaos tests: the model server, this process's settings for it (the
-undisturbed twins run here, inline), and the workers' Redis."""
+"""Fixtures of the chaos tests: the model server (the offline policy's answers, slowed at
+will: tests/model_server.py), this process's settings for it (the undisturbed twins run
+here, inline), and the workers' Redis."""
 
 from __future__ import annotations
 
@@ -8,14 +9,15 @@ from typing import Any
 
 import pytest
 
-from .harness import RECOVERIES
-from .model_server import ModelServer
+from tests.model_server import ModelServer, policy_answers
+
+from .harness import RECOVERIES, model_settings
 from .processes import PrivateRedis
 
 
 @pytest.fixture(scope="session")
-def model_server() -> Iterator[ModelServer]:
-    server = ModelServer()
+def policy_model() -> Iterator[ModelServer]:
+    server = ModelServer(policy_answers, embedding_dimensions=384)
     yield server
     server.close()
 
@@ -32,14 +34,15 @@ def redis() -> Iterator[PrivateRedis]:
 
 
 @pytest.fixture
-def server(settings: Any, model_server: ModelServer) -> Iterator[ModelServer]:
+def server(settings: Any, policy_model: ModelServer) -> Iterator[ModelServer]:
     """The model server, answering at once, with this process's model settings on it."""
-    for name, value in model_server.settings().items():
+    for name, value in model_settings(policy_model).items():
         setattr(settings, name, value)
+    settings.SMALLVILLE_LLM_SEND_TASK = True
     settings.SMALLVILLE_AGENT_THREADS = 1  # no pool threads holding test database sessions
-    model_server.slow(0)
-    yield model_server
-    model_server.slow(0)
+    policy_model.reset()
+    yield policy_model
+    policy_model.reset()
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

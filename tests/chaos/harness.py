@@ -22,11 +22,10 @@ from llm.services import ABANDONED
 from memories.embeddings import EMBEDDING_TASK
 from runtime import engine
 from tests.factories import N3
+from tests.model_server import ModelServer
 from tests.runtime import workers
 from world.eventlog import simulation_snapshot
 from world.models import Event, Simulation, SimulationStatus
-
-from .model_server import ModelServer
 
 START = datetime(2023, 2, 13, 7, 30, tzinfo=UTC)
 # The model port's bounds in the workers: a call is in flight 2 s at most (one attempt),
@@ -62,12 +61,22 @@ def twin_of(simulation: Simulation) -> Simulation:
     )
 
 
+def model_settings(server: ModelServer) -> dict[str, str]:
+    """The model and embedding settings for the server, whose policy answers need each
+    call's task (SMALLVILLE_LLM_SEND_TASK)."""
+    return {
+        **server.llm_settings(),
+        **server.embedding_settings(),
+        "SMALLVILLE_LLM_SEND_TASK": "true",
+    }
+
+
 def worker_env(server: ModelServer, **extra: str) -> dict[str, str]:
     """A worker on the test database and the model server, with the default recovery
     settings (lease, stall, watchdog, visibility timeout), and cache keys of its own."""
     return {
         "DATABASE_URL": workers.test_database_url(),
-        **server.settings(),
+        **model_settings(server),
         **MODEL_BOUNDS,
         "SMALLVILLE_CACHE_PREFIX": f"chaos-{uuid.uuid4().hex[:8]}",
         **extra,

@@ -16,6 +16,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from runtime.workerproc import ROOT
+from tests.model_server import ModelServer
 
 from .harness import (
     STEPS,
@@ -27,7 +28,6 @@ from .harness import (
     wait_for,
     worker_env,
 )
-from .model_server import ModelServer
 from .processes import PrivatePostgres, PrivateRedis, broker_worker
 
 

@@ -13,10 +13,10 @@ from llm.port import llm_run
 from runtime import engine
 from runtime.dispatch import RecordingBroker, broker_used
 from runtime.engine.inline import InlineBroker
+from tests.model_server import ModelServer
 from world.models import SimulationStatus
 
 from .harness import chaos_simulation, facts, twin_of
-from .model_server import ModelServer
 
 
 @pytest.mark.django_db(transaction=True)

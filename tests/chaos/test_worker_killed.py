@@ -16,6 +16,7 @@ from llm.models import ModelCall
 from llm.selectors import model_call_summary
 from memories.embeddings import EMBEDDING_TASK
 from runtime import engine
+from tests.model_server import ModelServer
 from tests.runtime import workers
 from world.models import Simulation
 
@@ -29,7 +30,6 @@ from .harness import (
     wait_for,
     worker_env,
 )
-from .model_server import ModelServer
 from .processes import PrivateRedis, broker_worker
 
 

@@ -20,7 +20,7 @@ from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
 from tests.factories import three_residents
 from tests.llm.conftest import openai_llm  # noqa: F401 (the fixture)
-from tests.llm.fake_openai import FakeOpenAI, ok
+from tests.model_server import ModelServer, ok
 
 # The Ville bases' first named fact (agents/bases/data/reference/the_ville_measures.json).
 PARTY = "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe"
@@ -31,7 +31,7 @@ ANSWERS = 3 * 25 * 2  # three residents, 25 questions, two conditions
 def test_the_judge_ranks_through_the_openai_backend(
     user: User,
     settings: Any,
-    openai_llm: FakeOpenAI,  # noqa: F811
+    openai_llm: ModelServer,  # noqa: F811
 ) -> None:
     settings.SMALLVILLE_LLM_BACKEND = "offline"  # the residents' seeds are rated offline
     simulation = three_residents(user, 31)
@@ -87,7 +87,7 @@ def test_the_judge_ranks_through_the_openai_backend(
 def test_facts_asked_through_the_openai_backend_are_checked_against_memory(
     user: User,
     settings: Any,
-    openai_llm: FakeOpenAI,  # noqa: F811
+    openai_llm: ModelServer,  # noqa: F811
 ) -> None:
     """A model that says yes to everything: a yes with a memory stating the fact is knowing
     it, a yes with none a hallucination (the three residents never heard of Sam Moore)."""

@@ -8,16 +8,15 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.factories import unseeded_simulation
+from tests.model_server import ModelServer
 from world.models import Simulation
-
-from .fake_openai import FakeOpenAI
 
 
 @pytest.fixture
-def openai_llm(settings: Any, fake_openai: FakeOpenAI) -> FakeOpenAI:
+def openai_llm(settings: Any, model_server: ModelServer) -> ModelServer:
     """The `openai` backend pointed at the fake server, with short timeouts and backoff."""
     settings.SMALLVILLE_LLM_BACKEND = "openai"
-    settings.SMALLVILLE_LLM_BASE_URL = fake_openai.base_url
+    settings.SMALLVILLE_LLM_BASE_URL = model_server.base_url
     settings.SMALLVILLE_LLM_API_KEY = "test-key"
     settings.SMALLVILLE_LLM_MODEL = "fake-model"
     settings.SMALLVILLE_LLM_TIMEOUT = 0.5
@@ -27,7 +26,7 @@ def openai_llm(settings: Any, fake_openai: FakeOpenAI) -> FakeOpenAI:
     settings.SMALLVILLE_LLM_BACKOFF_BASE = 0.01
     settings.SMALLVILLE_LLM_BACKOFF_MAX = 0.05
     settings.SMALLVILLE_LLM_CONCURRENCY = 0
-    return fake_openai
+    return model_server
 
 
 @pytest.fixture

@@ -12,9 +12,8 @@ from rest_framework.test import APIClient
 from agents.services import residents_seed_memories
 from llm.importance import importance_rate
 from llm.port import ModelUnavailable
+from tests.model_server import ModelServer, error, ok
 from world.models import Simulation
-
-from .fake_openai import FakeOpenAI, error, ok
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.llm.urls")]
 
@@ -42,7 +41,7 @@ def test_list_is_paginated_newest_first(api: APIClient, rated: Simulation) -> No
     assert row["output"]["importance"] in range(1, 11)
 
 
-def test_filters(api: APIClient, rated: Simulation, openai_llm: FakeOpenAI, settings: Any) -> None:
+def test_filters(api: APIClient, rated: Simulation, openai_llm: ModelServer, settings: Any) -> None:
     settings.SMALLVILLE_LLM_MAX_RETRIES = 0
     klaus = rated.agents.get(name="Klaus Mueller")
     openai_llm.push(error(500), ok({"importance": 4}))

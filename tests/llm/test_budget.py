@@ -15,10 +15,9 @@ from llm.port import BudgetExhausted, ModelCallInTransaction, ModelUnavailable
 from llm.selectors import model_call_summary
 from memories.models import Memory
 from tests.factories import unseeded_simulation
+from tests.model_server import ModelServer, error
 from world.eventlog import EventDraft, events_append
 from world.models import Agent, Event, Simulation, SimulationStatus
-
-from .fake_openai import FakeOpenAI, error
 
 RATED = "test.importance_rated"
 
@@ -105,7 +104,7 @@ def test_token_budget_stops_after_the_call_that_crosses_it(simulation: Simulatio
 
 @pytest.mark.django_db
 def test_failed_calls_count_against_the_budget(
-    simulation: Simulation, openai_llm: FakeOpenAI, settings: Any
+    simulation: Simulation, openai_llm: ModelServer, settings: Any
 ) -> None:
     settings.SMALLVILLE_LLM_MAX_RETRIES = 0
     agent, statement = seed_memories(simulation)[0]

@@ -11,14 +11,13 @@ from agents.services import simulation_create_from_base
 from llm.models import ModelCall
 from runtime import engine
 from tests.factories import N3
+from tests.model_server import ModelServer, ok
 from world.models import Event
-
-from .fake_openai import FakeOpenAI, ok
 
 
 @pytest.mark.django_db(transaction=True)
 def test_events_made_from_fallback_answers_name_their_calls(
-    openai_llm: FakeOpenAI, user: User
+    openai_llm: ModelServer, user: User
 ) -> None:
     """A model that never answers in the schema: every call takes its task's fail-safe
     answer, and the first step's events list those calls (task and ledger id)."""

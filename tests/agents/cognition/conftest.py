@@ -7,14 +7,16 @@ from typing import Any
 
 import pytest
 
-from .prompt_server import PromptServer
+from tests.model_server import FromPrompt, ModelServer
+
+from .prompt_rules import answer
 
 
 @pytest.fixture
-def prompt_server(settings: Any) -> Iterator[PromptServer]:
+def prompt_server(settings: Any) -> Iterator[ModelServer]:
     """The `openai` backend, every call over HTTP to a local server that answers each
-    prompt from its text alone (tests/agents/cognition/prompt_server.py)."""
-    server = PromptServer()
+    prompt from its text alone (tests/agents/cognition/prompt_rules.py)."""
+    server = ModelServer(FromPrompt(answer))
     settings.SMALLVILLE_LLM_BACKEND = "openai"
     settings.SMALLVILLE_LLM_BASE_URL = server.base_url
     settings.SMALLVILLE_LLM_API_KEY = "test-key"

@@ -1,5 +1,5 @@
 """The social loop through the `openai` backend, against a local server that answers each
-prompt from its text alone (tests/agents/cognition/prompt_server.py): what the residents learn, pass
+prompt from its text alone (tests/agents/cognition/prompt_rules.py): what the residents learn, pass
 on and plan can only come out right if the prompts carry it (the dialogue, who said it,
 the places the resident knows, the date).
 
@@ -27,10 +27,11 @@ from memories.services import memories_embed
 from runtime import engine
 from runtime.controls.common import context_now
 from tests.factories import N3
+from tests.model_server import ModelServer
 from world.eventlog import events_append
 from world.models import Simulation, SimulationStatus
 
-from .prompt_server import PromptServer, answer
+from .prompt_rules import answer
 
 ISABELLA, MARIA, KLAUS = "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"
 START = datetime(2023, 2, 13, 23, 40, tzinfo=UTC)  # day 1, twenty minutes before midnight
@@ -84,22 +85,23 @@ def word_of_mouth(user: User) -> Simulation:
     return simulation
 
 
-def assert_every_call_went_to_the_server(simulation: Simulation, server: PromptServer) -> None:
+def assert_every_call_went_to_the_server(simulation: Simulation, server: ModelServer) -> None:
     """The ledger holds every call of the run: each one request to the server (the prompt
     it answered), through the `openai` backend, answered at the first attempt."""
     calls = ModelCall.objects.filter(simulation=simulation)
-    assert calls.count() == len(server.prompts) > 0
+    prompts = [prompt for _, prompt in server.asked()]
+    assert calls.count() == len(prompts) > 0
     assert set(calls.values_list("backend", "model", "error", "attempts")) == {
         ("openai", "prompt-reader", "", 1)
     }
-    assert sorted(calls.values_list("prompt", flat=True)) == sorted(server.prompts)
+    assert sorted(calls.values_list("prompt", flat=True)) == sorted(prompts)
     tasks = set(calls.values_list("task", flat=True))
     assert {"converse_line", "relationship", "conversation_takeaways"} <= tasks
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_fact_from_isabella_reaches_klaus_through_maria_with_its_source(
-    user: User, prompt_server: PromptServer
+    user: User, prompt_server: ModelServer
 ) -> None:
     simulation = word_of_mouth(user)
 
@@ -122,7 +124,7 @@ def test_a_fact_from_isabella_reaches_klaus_through_maria_with_its_source(
 
 @pytest.mark.django_db(transaction=True)
 def test_an_invitation_heard_on_day_1_is_in_the_plan_of_the_day_of_the_party(
-    user: User, prompt_server: PromptServer
+    user: User, prompt_server: ModelServer
 ) -> None:
     simulation = word_of_mouth(user)
     simulation = engine.simulation_run_inline(simulation=simulation, steps=25)  # to 00:05

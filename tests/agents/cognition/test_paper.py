@@ -8,16 +8,20 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from agents.cognition.paper import take_thought
+from agents.events import AGENT_THOUGHT_HANDLED, PLAN_REVISED
 from agents.models import PlanItem, PlanLevel
 from agents.services import simulation_create_from_base
 from llm.models import ModelCall
 from llm.tasks import task_get
 from memories.models import Memory, MemoryKind
 from runtime import engine
-from tests.factories import N3
+from tests.factories import N3, unseeded_simulation
 from world.eventlog import simulation_rebuild, simulation_snapshot
-from world.models import Event, Location, Simulation
+from world.models import Agent, Event, Location, Simulation
 from world.paths import walkable
+
+from .minds import mind_of
 
 # From 05:30 to 13:00 at 20 sim seconds a step: waking, work or study, and lunch.
 START = datetime(2023, 2, 13, 5, 30, tzinfo=UTC)
@@ -107,3 +111,27 @@ def test_no_resident_is_sent_to_an_unknown_place_or_tile(morning: Simulation) ->
         assert moves.exists(), agent.name
         for move in moves:
             assert walkable(town=simulation.town, tile=tuple(move.payload["tile"]))
+
+
+def test_without_a_thought_the_inner_voice_changes_nothing() -> None:
+    mind = mind_of(Agent(name="Odile Varga"))
+    assert take_thought(mind) is False
+    assert mind.out == [] and mind.thought == ""
+
+
+@pytest.mark.django_db
+def test_a_thought_revises_the_plan_from_now_and_is_handled_once(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    simulation = unseeded_simulation(user, monkeypatch)
+    agent = Agent.objects.filter(simulation=simulation).order_by("name").first()
+    assert agent is not None
+    agent.pending_thought = "I would like a quiet afternoon with a book."
+    mind = mind_of(agent, simulation=simulation, town=simulation.town)
+    assert take_thought(mind) is True
+    assert [(d.kind, d.agent) for d in mind.out] == [
+        (PLAN_REVISED, agent.name),
+        (AGENT_THOUGHT_HANDLED, agent.name),
+    ]  # it names no time: no commitment
+    assert mind.out[0].payload == {"from": mind.now.isoformat()}  # its actions from now on
+    assert mind.thought == agent.pending_thought

@@ -17,10 +17,10 @@ from memories.models import Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create
 from runtime import engine
 from tests.factories import N3
+from tests.model_server import ModelServer, task_of
 from world.models import Event, Simulation
 
-from .conftest import KLAUS
-from .fake_model import FakeModel, statements_shown
+from .conftest import KLAUS, statements_shown
 
 OBSERVATIONS = [
     ("Maria Lopez is studying for a physics exam", 5),
@@ -73,7 +73,7 @@ def test_citations_map_to_the_shown_numbers_and_bad_ones_are_dropped(
 
 @pytest.mark.django_db(transaction=True)
 def test_evidence_is_the_memories_the_model_was_shown(
-    user: User, fake_model: FakeModel, caplog: pytest.LogCaptureFixture, settings: Any
+    user: User, fake_model: ModelServer, caplog: pytest.LogCaptureFixture, settings: Any
 ) -> None:
     settings.SMALLVILLE_LLM_PRIORITY = True
     with caplog.at_level(logging.WARNING, logger="agents.reflection.reflect"):
@@ -81,14 +81,15 @@ def test_evidence_is_the_memories_the_model_was_shown(
     job = ReflectionJob.objects.get(simulation=simulation, agent=KLAUS)
     # Reflection is background work; the residents' steps are not.
     by_kind: dict[bool, set[Any]] = {}
-    for task, priority in fake_model.priorities:
+    for request in fake_model.chat_requests():
+        task, priority = task_of(request["body"]), request["body"].get("priority")
         by_kind.setdefault(task.startswith("reflection_"), set()).add(priority)
     assert by_kind == {True: {1}, False: {0}}
     assert (job.requested_step, job.due_step, job.status) == (1, 2, JobStatus.DONE)
-    asked = [prompt for task, prompt in fake_model.prompts if task == "reflection_insights"]
+    asked = [prompt for task, prompt in fake_model.asked() if task == "reflection_insights"]
     assert len(asked) == 3
     # The questions call saw the latest memories (fewer than 100): seeds and observations.
-    questions_prompt = next(p for t, p in fake_model.prompts if t == "reflection_questions")
+    questions_prompt = next(p for t, p in fake_model.asked() if t == "reflection_questions")
     klaus = Memory.objects.filter(agent__simulation=simulation, agent__name=KLAUS)
     before = klaus.exclude(kind=MemoryKind.REFLECTION).order_by("number")
     assert list(statements_shown(questions_prompt).values()) == [m.description for m in before]

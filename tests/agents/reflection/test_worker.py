@@ -13,17 +13,17 @@ from agents.models import Decision
 from agents.reflection.models import JobStatus, ReflectionJob
 from runtime import engine
 from runtime.workerproc import private_worker
+from tests.model_server import ModelServer
 from tests.runtime import workers
 from world.models import Simulation, SimulationStatus
 
 from .conftest import KLAUS, embedding_settings, log_of, model_settings
-from .fake_model import FakeModel
 from .test_citations import observed
 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_job_runs_on_its_own_queue_while_the_next_tick_is_decided(
-    user: User, fake_model: FakeModel
+    user: User, fake_model: ModelServer
 ) -> None:
     reference = engine.simulation_run_inline(simulation=observed(user), steps=4)
     simulation = observed(user)

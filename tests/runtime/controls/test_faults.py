@@ -27,7 +27,7 @@ from llm.models import ModelCall
 from memories.models import Memory
 from smallville_project.celery import app as _celery_app
 from tests.api import N3, create, error_of
-from tests.llm.fake_openai import FakeOpenAI, ok
+from tests.model_server import ModelServer, ok
 from world.models import Event, Simulation
 
 ISABELLA = "Isabella Rodriguez"
@@ -435,17 +435,17 @@ def test_a_retrieval_writes_nothing_by_default(api: APIClient) -> None:
 
 @pytest.mark.django_db
 def test_an_interview_answer_too_long_is_a_502_not_a_500(
-    api: APIClient, settings: Any, fake_openai: FakeOpenAI
+    api: APIClient, settings: Any, model_server: ModelServer
 ) -> None:
     simulation = create(api)  # seeded by the offline model
     settings.SMALLVILLE_LLM_BACKEND = "openai"
-    settings.SMALLVILLE_LLM_BASE_URL = fake_openai.base_url
+    settings.SMALLVILLE_LLM_BASE_URL = model_server.base_url
     settings.SMALLVILLE_LLM_API_KEY = "test-key"
     settings.SMALLVILLE_LLM_MODEL = "fake-model"
     settings.SMALLVILLE_LLM_MAX_REASKS = 1
     settings.SMALLVILLE_LLM_BACKOFF_BASE = 0.01
     settings.SMALLVILLE_LLM_FALLBACK = "fail"  # the default takes the fail-safe (next test)
-    fake_openai.default = ok({"answer": "la " * 2000})  # over the answer's 2,000 characters
+    model_server.default = ok({"answer": "la " * 2000})  # over the answer's 2,000 characters
     interviews = Interview.objects.count()
     response = api.post(
         f"/api/simulations/{simulation['id']}/residents/{ISABELLA}/interview/",
@@ -460,15 +460,15 @@ def test_an_interview_answer_too_long_is_a_502_not_a_500(
 
 @pytest.mark.django_db
 def test_an_interview_answer_still_too_long_takes_the_fail_safe_answer(
-    api: APIClient, settings: Any, fake_openai: FakeOpenAI
+    api: APIClient, settings: Any, model_server: ModelServer
 ) -> None:
     simulation = create(api)
     settings.SMALLVILLE_LLM_BACKEND = "openai"
-    settings.SMALLVILLE_LLM_BASE_URL = fake_openai.base_url
+    settings.SMALLVILLE_LLM_BASE_URL = model_server.base_url
     settings.SMALLVILLE_LLM_API_KEY = "test-key"
     settings.SMALLVILLE_LLM_MODEL = "fake-model"
     settings.SMALLVILLE_LLM_MAX_REASKS = 1
-    fake_openai.default = ok({"answer": "la " * 2000})
+    model_server.default = ok({"answer": "la " * 2000})
     response = api.post(
         f"/api/simulations/{simulation['id']}/residents/{ISABELLA}/interview/",
         {"persona": "a reporter", "question": "Tell me everything."},

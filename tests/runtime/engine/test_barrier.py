@@ -157,20 +157,20 @@ def test_a_redelivered_task_sends_the_tick_its_dead_worker_never_sent(
 
 @pytest.mark.django_db(transaction=True)
 def test_an_embedding_server_failure_fails_the_step_cleanly_and_resume_goes_on(
-    user: User, settings: Any, fake_openai: Any, monkeypatch: pytest.MonkeyPatch
+    user: User, settings: Any, model_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from collections import OrderedDict
 
     from memories import embeddings
 
     settings.SMALLVILLE_EMBEDDING_BACKEND = "openai"
-    settings.SMALLVILLE_EMBEDDING_BASE_URL = fake_openai.base_url
+    settings.SMALLVILLE_EMBEDDING_BASE_URL = model_server.base_url
     # An e5 model: queries and memories ("passage: ") are told apart, and only the
     # memories made by a step fail, after the agents decided.
     settings.SMALLVILLE_EMBEDDING_MODEL = "intfloat/multilingual-e5-small"
     settings.SMALLVILLE_LLM_MAX_RETRIES = 0
-    fake_openai.embedding_dimensions = 384
-    fake_openai.embedding_errors_for = "passage: "
+    model_server.embedding_dimensions = 384
+    model_server.embedding_errors_for = "passage: "
     monkeypatch.setattr(embeddings, "_memo", OrderedDict())
     simulation = simulation_create_from_base(
         owner=user,
@@ -179,7 +179,7 @@ def test_an_embedding_server_failure_fails_the_step_cleanly_and_resume_goes_on(
         config={"cognition": "paper"},
         start_time=datetime(2023, 2, 13, 7, 0, tzinfo=UTC),  # they plan: plan memories
     )
-    fake_openai.embedding_errors = 10_000
+    model_server.embedding_errors = 10_000
     simulation = engine.simulation_run_inline(simulation=simulation, steps=6)
     assert simulation.status == SimulationStatus.FAILED, simulation.status_reason
     assert "embedding its memories: EmbeddingBackendError" in simulation.status_reason
@@ -188,7 +188,7 @@ def test_an_embedding_server_failure_fails_the_step_cleanly_and_resume_goes_on(
     assert not Event.objects.filter(simulation=simulation, step__gt=failed_at).exists()
     assert not Decision.objects.filter(simulation=simulation).exists()
 
-    fake_openai.embedding_errors = 0
+    model_server.embedding_errors = 0
     steps = engine.steps_to_target(simulation=simulation)
     resumed = engine.simulation_run_inline(simulation=simulation, steps=steps)
     assert (resumed.status, resumed.step) == (SimulationStatus.IDLE, 6)

@@ -1,7 +1,8 @@
-"""An OpenAI-compatible test server that answers each prompt from the prompt's text alone.
+"""The prompt reader: rules that answer each prompt from the prompt's text alone, served by
+the tests' model server (`ModelServer(FromPrompt(answer))`, tests/model_server.py).
 
 It stands in for a model to show that the prompts carry what a model needs: it reads
-nothing but the rendered prompt (the first user message of the request; never the
+nothing but the rendered prompt (the user message of the request; never the
 Python inputs, the response format's name or the schema), so an answer can only be as
 good as what the prompt says. Template comments are not sent, so the task is recognised
 by the JSON object the prompt asks for at its end (and, for the two tasks that ask for
@@ -20,15 +21,10 @@ The answers are small rules, one function per task in `ANSWERS`:
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 from collections.abc import Callable
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-from tests.llm.fake_openai import chat_completion, send_json
 
 Answer = dict[str, Any]
 
@@ -453,47 +449,3 @@ def answer(prompt: str) -> Answer:
     if key == "importance":
         return importance_many(prompt) if "[" in prompt[asked.end() :] else importance_one(prompt)
     return ANSWERS[key](prompt)
-
-
-class PromptServer:
-    """Chat completions on 127.0.0.1, each answered by `answer` from the request's first
-    user message; `prompts` keeps every prompt received, in order."""
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if not self.path.endswith("/chat/completions"):
-                    send_json(self, 404, {"error": {"message": "chat completions only"}})
-                    return
-                prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
-                with server._lock:
-                    server.prompts.append(prompt)
-                try:
-                    content = json.dumps(answer(prompt))
-                except Exception as exc:  # a prompt the rules cannot read: a failed call
-                    send_json(self, 500, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
-                    return
-                send_json(self, 200, chat_completion(content, body["model"]))
-
-        return Handler
