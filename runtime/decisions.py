@@ -23,7 +23,7 @@ ON CONFLICT (simulation_id, step, agent) DO NOTHING
 """
 _ALL_DECIDED_SQL = """
 SELECT (SELECT count(*) FROM agents_decision WHERE simulation_id = %s AND step = %s)
-     = (SELECT count(*) FROM agents_agent WHERE simulation_id = %s)
+     = (SELECT count(*) FROM agents_agent WHERE simulation_id = %s AND left_step IS NULL)
 """
 
 

@@ -51,7 +51,7 @@ def tick_commit(
         else:
             decisions = Decision.objects.filter(simulation=simulation, step=step).order_by("agent")
             decided = list(decisions.values_list("events", flat=True))
-            if len(decided) != Agent.objects.filter(simulation=simulation).count():
+            if len(decided) != Agent.present.filter(simulation=simulation).count():
                 return
         drafts = [
             EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"])
@@ -107,7 +107,7 @@ def commit_wait_renew(*, simulation_id: int, step: int) -> None:
 
 
 def one_shard(simulation_id: int) -> bool:
-    agents = Agent.objects.filter(simulation_id=simulation_id).count()
+    agents = Agent.present.filter(simulation_id=simulation_id).count()
     return agents <= settings.SMALLVILLE_SHARD_SIZE
 
 
