@@ -67,6 +67,10 @@ PLAN_REVISED = "plan.revised"
 OBJECT_STATE = "object.state"
 CONVERSATION_HELD = "conversation.held"
 AGENT_COMMITTED = "agent.committed"  # an intention with a time and place (a party to attend)
+AGENT_LEFT = "agent.left"  # a resident leaves the town (its row stays, retired)
+SCENARIO_ADDED = "scenario.added"  # a timed intervention, pending until its step
+SCENARIO_CANCELLED = "scenario.cancelled"
+SCENARIO_APPLIED = "scenario.applied"  # its effects are the events before it
 
 # Memory kinds an agent perceives: their importance counts toward its next reflection.
 PERCEIVED_KINDS = ("observation", "conversation")
@@ -197,6 +201,29 @@ def agent_thought_handled(*, agent: str) -> EventDraft:
 
 def agent_control(*, agent: str, user_controlled: bool) -> EventDraft:
     return _draft(AGENT_CONTROL, agent, ControlPayload(user_controlled=user_controlled))
+
+
+def agent_left(*, agent: str, step: int) -> EventDraft:
+    return _draft(AGENT_LEFT, agent, {"step": step})
+
+
+def scenario_added(
+    *, number: int, kind: str, step: int, at: datetime, params: Mapping[str, Any]
+) -> EventDraft:
+    payload = {"number": number, "kind": kind, "step": step, "at": at.isoformat()}
+    return _draft(SCENARIO_ADDED, "", {**payload, "params": dict(params)})
+
+
+def scenario_cancelled(*, number: int) -> EventDraft:
+    return _draft(SCENARIO_CANCELLED, "", {"number": number})
+
+
+def scenario_applied(*, number: int, outcome: str = "") -> EventDraft:
+    """Scenario `number` took effect (`outcome` says why it did nothing, when it did not)."""
+    payload: dict[str, Any] = {"number": number}
+    if outcome:
+        payload["outcome"] = outcome
+    return _draft(SCENARIO_APPLIED, "", payload)
 
 
 def agent_chat_cooldown(

@@ -203,3 +203,37 @@ class Interview(models.Model):
 
     def __str__(self) -> str:
         return f"{self.persona} -> {self.agent}: {self.question[:40]}"
+
+
+class ScenarioStatus(models.TextChoices):
+    PENDING = "pending"
+    APPLIED = "applied"
+    CANCELLED = "cancelled"
+
+
+class Scenario(models.Model):
+    """A timed intervention (runtime/scenarios.py): at `step` the engine applies it as log
+    events. The row is the projection of `scenario.*` events, so replay and fork keep it."""
+
+    simulation = models.ForeignKey(Simulation, on_delete=models.CASCADE, related_name="scenarios")
+    number = models.PositiveIntegerField(help_text="per simulation, in log order")
+    kind = models.CharField(max_length=20)
+    step = models.PositiveIntegerField(help_text="the step it is applied at the start of")
+    at = models.DateTimeField(help_text="sim time")
+    params = models.JSONField(default=dict, help_text="what it says, to whom, where")
+    status = models.CharField(
+        max_length=10, choices=ScenarioStatus.choices, default=ScenarioStatus.PENDING
+    )
+    added_step = models.PositiveIntegerField(help_text="the step it was added at")
+    applied_step = models.PositiveIntegerField(null=True, blank=True)
+    outcome = models.TextField(blank=True, default="", help_text="why it did nothing, if so")
+
+    class Meta:
+        ordering = ["simulation", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["simulation", "number"], name="scenario_unique_number")
+        ]
+        indexes = [models.Index(fields=["simulation", "status", "step"], name="scenario_due")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} @ {self.step}"

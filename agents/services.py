@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Any
 
@@ -11,13 +12,13 @@ from django.db import transaction
 from agents.bases.selectors import base_resolve
 from agents.bases.services import base_loaded
 from agents.config import config_normalise
-from agents.events import agent_created
+from agents.events import agent_created, scenario_added
 from llm.importance import importance_rate
 from llm.quotas import model_quota_check
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
-from world.clock import sim_time_check
-from world.eventlog import events_append, simulation_fork
+from world.clock import SimTimeOutOfReach, sim_time_check
+from world.eventlog import EventDraft, events_append, simulation_fork
 from world.events import simulation_created
 from world.models import Simulation
 
@@ -71,9 +72,27 @@ def simulation_create_from_base(
             agent_created(agent=persona.name, identity=persona.identity, tile=persona.tile)
             for persona in loaded.personas
         ]
+        drafts += base_scenario_drafts(simulation, loaded.scenarios)
         events_append(simulation=simulation, drafts=drafts, step=0)
     residents_seed_memories(simulation=simulation)
     return simulation
+
+
+def base_scenario_drafts(
+    simulation: Simulation, scenarios: tuple[tuple[str, datetime, dict[str, Any]], ...]
+) -> list[EventDraft]:
+    """`scenario.added` of each scenario of the base, due at the first step at or after its
+    time; SimTimeOutOfReach (a 400 on `start_time`) for one before the simulation starts."""
+    drafts = []
+    for number, (kind, at, params) in enumerate(scenarios, start=1):
+        seconds = (at - simulation.start_time).total_seconds()
+        if seconds < 0:
+            raise SimTimeOutOfReach(
+                f"start_time is after the base's scenario {number} at {at.isoformat()}"
+            )
+        step = math.ceil(seconds / simulation.sec_per_step)
+        drafts.append(scenario_added(number=number, kind=kind, step=step, at=at, params=params))
+    return drafts
 
 
 def simulation_fork_checked(

@@ -26,6 +26,11 @@ class BaseSerializer(serializers.ModelSerializer[Base]):
         "daily_plan_requirement, start: {address} | {tile: [x, y]}, seed_memories, "
         "relationships: [{with, memory}], ...}]"
     )
+    scenarios = serializers.JSONField(
+        required=False,
+        help_text="[{kind, at, resident | statement | place | address | state | arrive}]: "
+        "timed interventions (docs/authoring.md, Scenarios)",
+    )
 
     class Meta:
         model = Base
@@ -38,6 +43,7 @@ class BaseSerializer(serializers.ModelSerializer[Base]):
             "start_time",
             "sec_per_step",
             "residents",
+            "scenarios",
             "shipped",
             "owner",
             "created_at",

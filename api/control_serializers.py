@@ -150,7 +150,7 @@ class SayRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
 
 
 class NewcomerSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
-    """A user-controlled newcomer: an identity and a start (`address` or `tile`)."""
+    """A newcomer: an identity and a start (`address` or `tile`)."""
 
     name = StrictCharField(
         max_length=200,
@@ -188,6 +188,11 @@ class NewcomerSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
         max_length=2,
         required=False,
         help_text="where it starts: a walkable tile [x, y]",
+    )
+    user_controlled = StrictBooleanField(
+        required=False,
+        default=True,
+        help_text="true: it waits for go and say; false: it plans and lives its own day",
     )
     knows = serializers.ChoiceField(
         choices=["town", "here"],

@@ -10,7 +10,7 @@ from rest_framework import mixins, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from runtime.controls import Identity, newcomer_create
+from runtime.controls import Identity, agent_leave, newcomer_create
 from world.models import Agent, Town
 from world.selectors import address_at
 
@@ -44,6 +44,7 @@ from .serializers import ResidentDetailSerializer, ResidentSerializer
 class ResidentViewSet(
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
     SimulationChildViewSet[Agent],
 ):
     """Residents of one simulation, each with the place at its tile."""
@@ -104,8 +105,26 @@ class ResidentViewSet(
         return Response(self.get_serializer(resident, context=context).data)
 
     @extend_schema(
+        summary="Leave the town",
+        description="The resident leaves now: it no longer decides, is seen or talked to; "
+        "its row, memories and history stay (`left_step` says when). An event of the log, "
+        "so replay and fork keep it; a leave at a later time is a scenario (`kind: leave`). "
+        "409 if it left already.",
+        parameters=RESIDENT_PATH,
+        responses={200: ResidentStateSerializer, **error_responses(401, 404, 409)},
+    )
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        simulation = self.simulation()
+        resident = resident_in(Agent.objects.filter(simulation=simulation), kwargs["resident"])
+        with domain_errors():
+            agent_leave(simulation=simulation, agent=resident)
+        resident.refresh_from_db()
+        return Response(resident_state_data(resident, simulation))
+
+    @extend_schema(
         summary="Step in as a newcomer",
-        description="A new resident, user-controlled, with the identity given, starting "
+        description="A new resident, user-controlled (or, with `user_controlled: false`, "
+        "living its own day: it plans at its next step), with the identity given, starting "
         "at `address` (a place of the town) or `tile`. It knows every arena of the town "
         "(`knows: town`) or only the one it starts in (`knows: here`); `memories` are its "
         "first thoughts. The name must be new in the simulation.",
@@ -139,5 +158,6 @@ class ResidentViewSet(
                 tile=(tile[0], tile[1]) if tile else None,
                 knows_town=body["knows"] == "town",
                 memories=body["memories"],
+                user_controlled=body["user_controlled"],
             )
         return Response(resident_state_data(agent, simulation), status=status.HTTP_201_CREATED)

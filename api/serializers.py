@@ -285,6 +285,7 @@ class ResidentSerializer(serializers.ModelSerializer[Agent]):
             "chatting_with",
             "busy_until_step",
             "user_controlled",
+            "left_step",
         ]
         read_only_fields = fields
         extra_kwargs = {
@@ -292,6 +293,7 @@ class ResidentSerializer(serializers.ModelSerializer[Agent]):
             "chatting_with": {"help_text": "whom the resident is talking with, if anyone"},
             "busy_until_step": {"help_text": "step at which the current action ends"},
             "user_controlled": {"help_text": "moved by a user (go, say), not by its plan"},
+            "left_step": {"help_text": "the step it left the town at; null while it lives there"},
         }
 
     @extend_schema_field({**_TILE, "description": "the resident's tile as [x, y]"})

@@ -47,4 +47,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("api.cognition_urls")),
     path("", include("api.evaluation_urls")),
     path("", include("api.replay_urls")),
+    path("", include("api.scenario_urls")),
 ]

@@ -40,7 +40,7 @@ _FIELDS = [f.name for f in dataclasses.fields(CommittedAgent)]
 # Read for every commit: fixed statements, not a query built each time.
 _ALL_SQL = (
     f"SELECT {', '.join(_FIELDS)} FROM {Agent._meta.db_table} "
-    "WHERE simulation_id = %s ORDER BY name"
+    "WHERE simulation_id = %s AND left_step IS NULL ORDER BY name"
 )
 _NAMED_SQL = (
     f"SELECT {', '.join(_FIELDS)} FROM {Agent._meta.db_table} "

@@ -22,8 +22,10 @@ FROM jsonb_to_recordset(%s::jsonb) AS d(agent text, events jsonb)
 ON CONFLICT (simulation_id, step, agent) DO NOTHING
 """
 _ALL_DECIDED_SQL = """
-SELECT (SELECT count(*) FROM agents_decision WHERE simulation_id = %s AND step = %s)
-     = (SELECT count(*) FROM agents_agent WHERE simulation_id = %s)
+SELECT (SELECT count(*) FROM agents_decision d JOIN agents_agent a
+         ON a.simulation_id = d.simulation_id AND a.name = d.agent AND a.left_step IS NULL
+         WHERE d.simulation_id = %s AND d.step = %s)
+     = (SELECT count(*) FROM agents_agent WHERE simulation_id = %s AND left_step IS NULL)
 """
 
 

@@ -155,6 +155,9 @@ class Base(models.Model):
     measures = models.JSONField(
         default=dict, blank=True, help_text="facts and events evaluations measure by default"
     )
+    scenarios = models.JSONField(
+        default=list, blank=True, help_text="timed interventions, as in the base file"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -199,6 +202,13 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.kind} {self.agent}".strip()
+
+
+class PresentManager(models.Manager["Agent"]):
+    """Residents who live in the town now (not left it)."""
+
+    def get_queryset(self) -> models.QuerySet[Agent]:
+        return super().get_queryset().filter(left_step__isnull=True)
 
 
 class Agent(models.Model):
@@ -271,6 +281,12 @@ class Agent(models.Model):
     )
     importance_since_reflection = models.PositiveIntegerField(default=0)
     reflection_due_step = models.PositiveIntegerField(null=True, blank=True)
+    left_step = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the step it left the town at; empty while it lives there"
+    )
+
+    objects = models.Manager()
+    present = PresentManager()
 
     class Meta:
         db_table = "agents_agent"

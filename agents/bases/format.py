@@ -140,6 +140,49 @@ class Measures(_Strict):
     questions: list[Clause] = Field(default_factory=list, max_length=2)
 
 
+SCENARIO_KINDS = ("whisper", "announce", "object_state", "arrive", "leave")
+MAX_SCENARIOS = 200
+Place = Annotated[StrictStr, Field(min_length=1, max_length=600)]
+# The fields each kind of scenario needs (runtime/scenarios.py applies them).
+SCENARIO_NEEDS = {
+    "whisper": ("resident", "statement"),
+    "announce": ("place", "statement"),
+    "object_state": ("address", "state"),
+    "arrive": ("arrive",),
+    "leave": ("resident",),
+}
+
+
+class ScenarioSpec(_Strict):
+    """A timed intervention of the base: at sim time `at`, whisper a `statement` to a
+    `resident`, `announce` it at a `place`, set an object's `state` (`address`), `arrive`
+    (a resident in this file's format) or `leave`."""
+
+    kind: Literal["whisper", "announce", "object_state", "arrive", "leave"]
+    at: datetime
+    resident: Name | None = None
+    statement: Memory | None = None
+    place: Place | None = None
+    address: Place | None = None
+    state: Annotated[StrictStr, Field(min_length=1, max_length=300)] | None = None
+    arrive: Resident | None = None
+
+    @model_validator(mode="after")
+    def _fields_of_its_kind(self) -> ScenarioSpec:
+        needs = SCENARIO_NEEDS[self.kind]
+        for field in needs:
+            if getattr(self, field) is None:
+                raise ValueError(f"a {self.kind} scenario needs {field}")
+        extra = [
+            f
+            for f in ("resident", "statement", "place", "address", "state", "arrive")
+            if f not in needs and getattr(self, f) is not None
+        ]
+        if extra:
+            raise ValueError(f"a {self.kind} scenario takes no {extra[0]}")
+        return self
+
+
 class Document(_Strict):
     """A base file."""
 
@@ -151,6 +194,7 @@ class Document(_Strict):
     sec_per_step: Annotated[StrictInt, Field(ge=1, le=3600)] = 10
     residents: list[Resident] = Field(min_length=1, max_length=MAX_RESIDENTS)
     measures: Measures = Field(default_factory=Measures)
+    scenarios: list[ScenarioSpec] = Field(default_factory=list, max_length=MAX_SCENARIOS)
 
 
 def _path(loc: tuple[int | str, ...]) -> str:
@@ -194,7 +238,31 @@ def document_parse(data: Any) -> Document:
                         ]
                     }
                 )
+    _scenarios_check(document, seen)
     return document
+
+
+def _scenarios_check(document: Document, seen: dict[str, int]) -> None:
+    """Scenarios after the start, each resident named one of the base's or one arrived
+    by then, each arrival a new name."""
+    arrivals: dict[str, datetime] = {}
+    for number, spec in enumerate(document.scenarios):
+        field = f"scenarios.{number}"
+        if spec.at.tzinfo is None or spec.at < document.start_time:
+            raise BaseInvalid(
+                {f"{field}.at": ["at must have a time zone and be from start_time on"]}
+            )
+        if spec.arrive is not None:
+            key = spec.arrive.name.casefold()
+            if key in seen or key in arrivals:
+                raise BaseInvalid({f"{field}.arrive.name": [f"{spec.arrive.name!r} is taken"]})
+            arrivals[key] = spec.at
+        if spec.resident is not None:
+            key = spec.resident.casefold()
+            if key not in seen and not (key in arrivals and arrivals[key] <= spec.at):
+                raise BaseInvalid(
+                    {f"{field}.resident": [f"{spec.resident!r} is no resident of this base then"]}
+                )
 
 
 def document_dump(document: Document) -> dict[str, Any]:

@@ -40,6 +40,8 @@ class Base:
     start_time: datetime
     sec_per_step: int
     personas: tuple[Persona, ...]
+    # (kind, at, params) of each scenario, as runtime/scenarios.py applies them.
+    scenarios: tuple[tuple[str, datetime, dict[str, Any]], ...] = ()
 
 
 def _identity(scratch: dict[str, Any], spatial: dict[str, Any], seeds: list[str]) -> dict[str, Any]:

@@ -101,7 +101,70 @@ def document_check(data: Any) -> tuple[Document, Town, list[tuple[int, int]]]:
         if event.place not in sectors:
             at = f"measures.events.{number}.place"
             raise BaseInvalid({at: [f"{event.place!r} is no sector of {town.name}"]})
+    _scenario_places(document, town, addresses)
     return document, town, tiles
+
+
+def _scenario_places(document: Document, town: Town, addresses: set[str]) -> None:
+    """BaseInvalid naming the field for a scenario's place, object or start not in the town."""
+    kinds = dict(Location.objects.filter(town=town).values_list("address", "kind"))
+    for number, spec in enumerate(document.scenarios):
+        field = f"scenarios.{number}"
+        if spec.place is not None and kinds.get(spec.place) not in (
+            LocationKind.SECTOR,
+            LocationKind.ARENA,
+        ):
+            raise BaseInvalid({f"{field}.place": [f"{spec.place!r} is no sector or arena"]})
+        if spec.address is not None and kinds.get(spec.address) != LocationKind.OBJECT:
+            raise BaseInvalid({f"{field}.address": [f"{spec.address!r} is no object"]})
+        if spec.arrive is not None:
+            area = spec.arrive.living_area
+            if area and area not in addresses:
+                raise BaseInvalid(
+                    {f"{field}.arrive.living_area": [f"{area!r} is no place of {town.name}"]}
+                )
+            _start_tile(town, spec.arrive, f"{field}.arrive")
+
+
+def _scenarios(document: Document) -> tuple[tuple[str, Any, dict[str, Any]], ...]:
+    """Each scenario as (kind, at, params), residents by their names in the base."""
+    names = {r.name.casefold(): r.name for r in document.residents}
+    names |= {s.arrive.name.casefold(): s.arrive.name for s in document.scenarios if s.arrive}
+    made = []
+    for spec in document.scenarios:
+        params: dict[str, Any] = spec.model_dump(
+            include={"statement", "place", "address", "state"}, exclude_none=True
+        )
+        if spec.resident is not None:
+            params["resident"] = names[spec.resident.casefold()]
+        if spec.arrive is not None:
+            params |= _arrival(spec.arrive)
+        made.append((spec.kind, spec.at, params))
+    return tuple(made)
+
+
+def _arrival(resident: Resident) -> dict[str, Any]:
+    fields = resident.model_dump(
+        include={
+            "first_name",
+            "last_name",
+            "age",
+            "innate",
+            "learned",
+            "currently",
+            "lifestyle",
+            "living_area",
+            "daily_plan_requirement",
+        }
+    )
+    start = resident.start
+    where = (
+        {"address": start.address}
+        if start.address is not None
+        else {"tile": list(start.tile or ())}
+    )
+    memories = [*resident.seed_memories, *(r.memory for r in resident.relationships)]
+    return {"name": resident.name, **fields, **where, "memories": memories}
 
 
 def _identity(resident: Resident, known: dict[str, Any]) -> dict[str, Any]:
@@ -130,6 +193,7 @@ def base_loaded(*, base: BaseRow) -> tuple[Base, Town]:
         start_time=document.start_time,
         sec_per_step=document.sec_per_step,
         personas=personas,
+        scenarios=_scenarios(document),
     )
     return loaded, town
 
@@ -145,6 +209,7 @@ def base_document(*, base: BaseRow) -> dict[str, Any]:
         "sec_per_step": base.sec_per_step,
         "residents": base.residents,
         "measures": base.measures,
+        **({"scenarios": base.scenarios} if base.scenarios else {}),
     }
 
 
@@ -167,6 +232,7 @@ def _save(base: BaseRow, document: Document) -> BaseRow:
     base.sec_per_step = document.sec_per_step
     base.residents = dumped["residents"]
     base.measures = dumped["measures"]
+    base.scenarios = dumped.get("scenarios", [])
     try:
         with transaction.atomic():
             base.save()

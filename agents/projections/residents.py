@@ -20,6 +20,7 @@ from agents.events import (
     AGENT_DAY_PLANNED,
     AGENT_HEADED,
     AGENT_LEARNED,
+    AGENT_LEFT,
     AGENT_MOVED,
     AGENT_PERCEIVED,
     AGENT_SUMMARIZED,
@@ -77,6 +78,7 @@ STATE_FIELDS = [
     "reflection_due_step",
     "pending_thought",
     "user_controlled",
+    "left_step",
 ]
 
 
@@ -149,6 +151,11 @@ def _control(agent: Agent, p: dict[str, Any]) -> None:
     agent.user_controlled = p["user_controlled"]
 
 
+def _left(agent: Agent, p: dict[str, Any]) -> None:
+    agent.left_step = p["step"]
+    agent.path, agent.destination, agent.chatting_with = [], "", ""
+
+
 def _chat_cooldown(agent: Agent, p: dict[str, Any]) -> None:
     agent.chat_cooldowns = {**agent.chat_cooldowns, p["partner"]: p["until_step"]}
 
@@ -186,6 +193,7 @@ _STATE_CHANGES = {
     AGENT_WHISPERED: _whispered,
     AGENT_THOUGHT_HANDLED: _thought_handled,
     AGENT_CONTROL: _control,
+    AGENT_LEFT: _left,
     MEMORY_CREATED: _observed,
     MEMORY_RATED: _rated,
     REFLECTION_REQUESTED: _reflection_requested,
@@ -215,6 +223,7 @@ _STATE_TYPES = {
     "reflection_due_step": "int",
     "pending_thought": "text",
     "user_controlled": "boolean",
+    "left_step": "int",
 }
 assert list(_STATE_TYPES) == STATE_FIELDS
 # The rows travel as one JSON parameter: a statement with a parameter per field of 500

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from runtime.controls.common import NAME_PATTERN, ControlConflict, ControlRefused
 from runtime.controls.objects import object_addresses, object_state_set
+from runtime.controls.public import agent_leave
 from runtime.controls.stepping_in import (
     Identity,
     agent_go,
@@ -29,6 +30,7 @@ __all__ = [
     "Unreachable",
     "agent_go",
     "agent_interview",
+    "agent_leave",
     "agent_say",
     "agent_take_control",
     "agent_whisper",

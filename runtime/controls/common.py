@@ -94,7 +94,7 @@ def context_now(simulation: Simulation) -> StepContext:
         simulation=simulation,
         town=town_cached(pk=simulation.town_id),
         step=simulation.step,
-        agents={a.name: a for a in Agent.objects.filter(simulation=simulation)},
+        agents={a.name: a for a in Agent.present.filter(simulation=simulation)},
     )
 
 

@@ -34,6 +34,7 @@ from runtime.controls.common import (
 from runtime.controls.names import NameRefused, name_normalised, name_skeleton
 from runtime.decisions import decision_stand_still
 from world.addresses import Address
+from world.eventlog import EventDraft
 from world.models import Agent, Location, LocationKind, Simulation
 from world.paths import (
     NotWalkable,
@@ -106,30 +107,53 @@ def newcomer_create(
     tile: tuple[int, int] | None = None,
     knows_town: bool = True,
     memories: Sequence[str] = (),
+    user_controlled: bool = True,
 ) -> Agent:
-    """A user-controlled newcomer at a place (`address`) or a walkable `tile`.
+    """A newcomer at a place (`address`) or a walkable `tile`, user-controlled or living
+    its own day (`user_controlled=False`: it plans at its next step).
 
     It knows every arena of the town, or with `knows_town=False` only the one it starts
     in; `memories` become its first thoughts. Raises ControlRefused for a taken or
     invalid name or tile, UnknownAddress or Unreachable for a bad place.
     """
+    name = name_normalised(name)
+    drafts = newcomer_drafts(
+        simulation=simulation,
+        name=name,
+        identity=identity,
+        address=address,
+        tile=tile,
+        knows_town=knows_town,
+        memories=memories,
+        user_controlled=user_controlled,
+    )
+    append_now(
+        simulation=simulation,
+        drafts=drafts,
+        then=lambda current: decision_stand_still(simulation=current, agent=name),
+    )
+    return Agent.objects.get(simulation=simulation, name=name)
+
+
+def newcomer_drafts(
+    *,
+    simulation: Simulation,
+    name: str,
+    identity: Identity | None = None,
+    address: str | None = None,
+    tile: tuple[int, int] | None = None,
+    knows_town: bool = True,
+    memories: Sequence[str] = (),
+    user_controlled: bool = True,
+) -> list[EventDraft]:
+    """The events of a newcomer's arrival at the simulation's current step (validated as
+    `newcomer_create` says); the caller appends them."""
     identity = identity or Identity()
     name = name_normalised(name)
     if not NAME_PATTERN.match(name) or len(name) > 200:
         raise NameRefused(f"{name!r} cannot be a name: it needs a letter, and no / : \\")
     _name_free(simulation, name)
-    town = town_cached(pk=simulation.town_id)
-    if address is not None:
-        start = location_anchor(town=town, address=address)
-    elif tile is not None and walkable(town=town, tile=tile):
-        start = tile
-        if not reaches_places(town=town, tile=tile):
-            raise ControlRefused(
-                f"tile {tile} is walled in: no place of the town can be reached from it",
-                field="tile",
-            )
-    else:
-        raise ControlRefused(f"tile {tile} is not a walkable tile of the town", field="tile")
+    start = newcomer_start(simulation, address=address, tile=tile)
     if (
         identity.living_area
         and not Location.objects.filter(
@@ -151,10 +175,10 @@ def newcomer_create(
         "last_name": identity.last_name or last,
         "spatial_memory": _spatial_memory(simulation, "" if knows_town else here),
         "seed_statements": list(memories),
-        "user_controlled": True,
+        "user_controlled": user_controlled,
     }
     newcomer = Agent(simulation=simulation, name=name, tile_x=start[0], tile_y=start[1], **fields)
-    drafts = [
+    return [
         agent_created(agent=name, identity=fields, tile=start),
         agent_stand_still(agent=name, step=context.step, address=here),
         *memory_event_drafts(
@@ -172,12 +196,24 @@ def newcomer_create(
             ],
         ),
     ]
-    append_now(
-        simulation=simulation,
-        drafts=drafts,
-        then=lambda current: decision_stand_still(simulation=current, agent=name),
-    )
-    return Agent.objects.get(simulation=simulation, name=name)
+
+
+def newcomer_start(
+    simulation: Simulation, *, address: str | None, tile: tuple[int, int] | None
+) -> tuple[int, int]:
+    """Where a newcomer starts: the place's anchor tile, or `tile` if walkable and not
+    walled in. Raises ControlRefused (field `tile`), UnknownAddress or Unreachable."""
+    town = town_cached(pk=simulation.town_id)
+    if address is not None:
+        return location_anchor(town=town, address=address)
+    if tile is not None and walkable(town=town, tile=tile):
+        if not reaches_places(town=town, tile=tile):
+            raise ControlRefused(
+                f"tile {tile} is walled in: no place of the town can be reached from it",
+                field="tile",
+            )
+        return tile
+    raise ControlRefused(f"tile {tile} is not a walkable tile of the town", field="tile")
 
 
 def _name_free(simulation: Simulation, name: str) -> None:

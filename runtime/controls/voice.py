@@ -19,6 +19,7 @@ from memories.retrieval import memory_rows
 from memories.selectors import memory_retrieval
 from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
 from runtime.controls.common import append_now
+from world.eventlog import EventDraft
 from world.models import Agent, Event, Simulation
 
 INTERVIEW_MEMORIES = 8  # memories an interview answers from
@@ -119,6 +120,12 @@ def agent_interview(
 def agent_whisper(*, simulation: Simulation, agent: Agent, statement: str) -> Event:
     """The agent takes `statement` as its own thought: a thought memory of importance at
     least WHISPER_IMPORTANCE, acted on (a re-plan) at its next step."""
+    drafts = whisper_drafts(simulation=simulation, agent=agent, statement=statement)
+    return append_now(simulation=simulation, drafts=drafts)[-1]
+
+
+def whisper_drafts(*, simulation: Simulation, agent: Agent, statement: str) -> list[EventDraft]:
+    """The events of a whisper (`agent_whisper`); the caller appends them."""
     rated = importance_rate(simulation=simulation, agent=agent, memory=statement)
     memory = MemoryDraft(
         agent=agent.name,
@@ -126,11 +133,10 @@ def agent_whisper(*, simulation: Simulation, agent: Agent, statement: str) -> Ev
         description=statement,
         importance=max(WHISPER_IMPORTANCE, rated),
     )
-    drafts = [
+    return [
         *memory_event_drafts(simulation=simulation, drafts=[memory]),
         agent_whispered(agent=agent.name, statement=statement),
     ]
-    return append_now(simulation=simulation, drafts=drafts)[-1]
 
 
 def whisper_memory(*, event: Event) -> Memory | None:

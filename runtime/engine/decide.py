@@ -30,7 +30,9 @@ Decision = tuple[str, list[EventDraft] | BaseException]
 COLD_FIELDS = ("seed_statements",)
 
 _HOT = (*COLD_FIELDS, "spatial_memory")  # read when used
-_READ_ALL = RowReader(Agent, where="simulation_id = %s", order="name", exclude=_HOT)
+_READ_ALL = RowReader(
+    Agent, where="simulation_id = %s AND left_step IS NULL", order="name", exclude=_HOT
+)
 _READ_NAMED = RowReader(
     Agent, where="simulation_id = %s AND name = ANY(%s)", order="name", exclude=_HOT
 )

@@ -152,7 +152,7 @@ class Progress:
 
 def simulation_progress(*, simulation: Simulation) -> Progress:
     simulation.refresh_from_db()
-    agents = Agent.objects.filter(simulation=simulation).count()
+    agents = Agent.present.filter(simulation=simulation).count()
     return Progress(
         status=simulation.status,
         reason=simulation.status_reason,

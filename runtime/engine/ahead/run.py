@@ -23,6 +23,7 @@ from runtime.engine.ahead.state import CommittedState, KeptReads
 from runtime.engine.decide import Decision, decide_one, simulation_fail
 from runtime.engine.failures import TRANSIENT
 from runtime.reflections import reflection_job_run_inline, reflection_quiet
+from runtime.scenarios import scenarios_apply, scenarios_next_step
 from smallville_project.pools import pool_for_run
 from world.models import Agent, Simulation, SimulationStatus
 from world.selectors import town_cached
@@ -74,7 +75,7 @@ class AheadRun:
         self.checked_at = time.monotonic()  # the last read of the run's status
 
     def _vision(self) -> int:
-        radii = Agent.objects.filter(simulation=self.simulation).values_list(
+        radii = Agent.present.filter(simulation=self.simulation).values_list(
             "vision_radius", flat=True
         )
         return max(radii, default=0)
@@ -87,7 +88,7 @@ class AheadRun:
         ):
             for name in names:
                 stepped[name] = max(stepped.get(name, 0), step + 1)
-        rows = Agent.objects.filter(simulation=self.simulation).values_list(
+        rows = Agent.present.filter(simulation=self.simulation).values_list(
             "name", "tile_x", "tile_y"
         )
         return {
@@ -116,7 +117,7 @@ class AheadRun:
                 return  # failed or out of budget: the staged steps wait for a resume
             limit = self._limit(status)
             if all(r.step >= limit for r in self.residents.values()) and not self.groups:
-                if not self._flush():
+                if not self._flush() and not self._scenarios(status):
                     return  # the log is at the limit: the run reached its target or paused
                 continue
             self._start_groups(limit)
@@ -134,7 +135,26 @@ class AheadRun:
             return self.pause_limit
         self.pause_limit = None
         assert self.simulation.target_step is not None
-        return self.simulation.target_step
+        # Everyone stops at the next scenario's step, for it to apply once the log is there.
+        scenario = scenarios_next_step(simulation=self.simulation)
+        if scenario is None:
+            return self.simulation.target_step
+        return min(self.simulation.target_step, max(scenario, self.simulation.step))
+
+    def _scenarios(self, status: str) -> bool:
+        """With the log at every resident's step short of the target, apply the scenarios
+        due then (as the barrier does at the start of that step) and read the town again
+        (its residents may have changed); False when none applied."""
+        target = self.simulation.target_step
+        if status != SimulationStatus.RUNNING or target is None or self.simulation.step >= target:
+            return False
+        if not scenarios_apply(simulation_id=self.simulation.pk, step=self.simulation.step):
+            return False
+        self.simulation.refresh_from_db()
+        self.state = CommittedState(self.simulation)
+        self.residents = self._load()
+        self.reach = reach_of(self.town, vision=self._vision())
+        return True
 
     def _start_groups(self, limit: int) -> None:
         started = groups_ready(

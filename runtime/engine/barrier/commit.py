@@ -49,9 +49,13 @@ def tick_commit(
         if staged is not None and staged.seq == simulation.last_seq:
             decided = staged.events
         else:
-            decisions = Decision.objects.filter(simulation=simulation, step=step).order_by("agent")
+            # A resident who left during the step (a user's DELETE) has its decision dropped.
+            present = Agent.present.filter(simulation=simulation).values_list("name", flat=True)
+            decisions = Decision.objects.filter(
+                simulation=simulation, step=step, agent__in=list(present)
+            ).order_by("agent")
             decided = list(decisions.values_list("events", flat=True))
-            if len(decided) != Agent.objects.filter(simulation=simulation).count():
+            if len(decided) != len(present):
                 return
         drafts = [
             EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"])
@@ -107,7 +111,7 @@ def commit_wait_renew(*, simulation_id: int, step: int) -> None:
 
 
 def one_shard(simulation_id: int) -> bool:
-    agents = Agent.objects.filter(simulation_id=simulation_id).count()
+    agents = Agent.present.filter(simulation_id=simulation_id).count()
     return agents <= settings.SMALLVILLE_SHARD_SIZE
 
 

@@ -25,6 +25,7 @@ from runtime.engine.barrier.commit import hand_on_lost_tick, one_shard, tick_com
 from runtime.engine.decide import agents_read, decide_all, simulation_fail
 from runtime.engine.failures import TRANSIENT
 from runtime.leases import lease_held
+from runtime.scenarios import scenarios_apply
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation, SimulationStatus
 from world.selectors import town_cached
@@ -70,8 +71,12 @@ def tick_start(*, simulation_id: int, step: int, redelivered: bool = False) -> N
         if redelivered and one_shard(simulation_id):  # else `tick_commit` commits the step
             hand_on_lost_tick(simulation_id, step)
         return
+    if scenarios_apply(simulation_id=simulation_id, step=step):
+        simulation = _running_at(simulation_id, step)  # the log moved: residents may differ
+        if simulation is None:
+            return
     names = list(
-        Agent.objects.filter(simulation=simulation).order_by("name").values_list("name", flat=True)
+        Agent.present.filter(simulation=simulation).order_by("name").values_list("name", flat=True)
     )
     shards = shards_of(names, settings.SMALLVILLE_SHARD_SIZE)
     if len(shards) <= 1:

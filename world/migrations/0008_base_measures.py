@@ -11,7 +11,7 @@ def shipped_again(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('world', '0006_base'),
+        ('world', '0007_agent_left_step'),
     ]
 
     operations = [
