@@ -62,6 +62,8 @@ def simulation_new(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("viewer", pk=simulation.pk)
     else:
-        error = "; ".join(f"{field}: {' '.join(e)}" for field, e in form.errors.items())
+        error = "; ".join(
+            f"{field}: {' '.join(str(m) for m in e)}" for field, e in form.errors.items()
+        )
     context = {**landing_context(user), "create_error": error, "form": form}
     return render(request, "web/landing.html", context, status=400)

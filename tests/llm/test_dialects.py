@@ -16,8 +16,7 @@ from llm.backends import LLMConfig, ModelRequest, backend_get, message_list
 from llm.dialects import LADDERS, grammar_schema, request_options, strict_schema
 from llm.errors import ModelRequestRejected
 from llm.tasks import PromptTask, task_list
-
-from .fake_openai import FakeOpenAI, error
+from tests.model_server import ModelServer, error
 
 # OpenAI, "Structured Outputs" guide, section "Supported schemas"
 # (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas, read
@@ -118,7 +117,7 @@ def violations(schema: dict[str, Any]) -> list[str]:
     return found
 
 
-def sent_by_the_backend(fake: FakeOpenAI, task: PromptTask[Any]) -> dict[str, Any]:
+def sent_by_the_backend(fake: ModelServer, task: PromptTask[Any]) -> dict[str, Any]:
     """The `response_format` of the request the `openai` backend sends for `task` (the
     server refuses it: only the request is looked at)."""
     fake.push(error(401))
@@ -132,7 +131,7 @@ def sent_by_the_backend(fake: FakeOpenAI, task: PromptTask[Any]) -> dict[str, An
 
 @pytest.mark.django_db
 def test_every_tasks_schema_as_sent_keeps_openais_strict_rules(
-    openai_llm: FakeOpenAI, settings: Any
+    openai_llm: ModelServer, settings: Any
 ) -> None:
     settings.SMALLVILLE_LLM_DIALECT = "openai"
     tasks = task_list()
