@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import mixins, status
+from rest_framework import exceptions, mixins, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -114,6 +114,8 @@ class ResidentViewSet(
         responses={200: ResidentStateSerializer, **error_responses(401, 404, 409)},
     )
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if request.data:  # read, so a hostile body is the parser's 400, not ignored
+            raise exceptions.ValidationError({"non_field_errors": ["a leave takes no body"]})
         simulation = self.simulation()
         resident = resident_in(Agent.objects.filter(simulation=simulation), kwargs["resident"])
         with domain_errors():

@@ -23,6 +23,7 @@ from integration.streams import HANDOFF, StreamSpec, follow
 from .errors import error_responses
 from .lookups import SIMULATION_ID, simulation_owned
 from .pagination import MAX_SEQ
+from .serializers import EventSerializer
 
 MAX_NAMES = 50
 _KIND = re.compile(r"[a-z][a-z0-9_.]{0,59}")
@@ -65,7 +66,9 @@ class SimulationStreamView(APIView):
         ],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
-                OpenApiTypes.STR, description="The stream, until the client hangs up."
+                EventSerializer,
+                description="The stream, until the client hangs up: each event's `data` is "
+                "the event as the events list shows it.",
             ),
             **error_responses(400, 401, 404),
         },

@@ -269,6 +269,9 @@ def agent_say(
     if speaker.pk == listener.pk:
         raise ControlRefused(f"{speaker.name} cannot talk to itself")
     context = context_now(simulation)
+    for who in (speaker, listener):
+        if who.name not in context.agents:  # the step's residents: those still in town
+            raise ControlRefused(f"{who.name} has left the town")
     speaker, listener = context.agents[speaker.name], context.agents[listener.name]
     here = context.arena_at(speaker.tile)
     distance = max(abs(listener.tile_x - speaker.tile_x), abs(listener.tile_y - speaker.tile_y))

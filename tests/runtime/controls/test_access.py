@@ -45,9 +45,20 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("delete", "/api/bases/{id}/"): {},
     ("delete", "/api/profiles/{id}/"): {},
     ("delete", "/api/tokens/{id}/"): {},
+    ("delete", "/residents/{resident}/"): {},
+    ("post", "/scenarios/"): {
+        "kind": "whisper",
+        "at": "2023-02-13T12:00:00Z",
+        "resident": ISABELLA,
+        "statement": "I should paint the fence",
+    },
+    ("delete", "/scenarios/{number}/"): {},
+    ("post", "/api/webhooks/"): {"url": "http://127.0.0.1:9/hook", "events": ["run.finished"]},
+    ("patch", "/api/webhooks/{id}/"): {},
+    ("delete", "/api/webhooks/{id}/"): {},
 }
 # Rooms of the requester's own whose {id} is not a simulation's: the owner's ids per prefix.
-OWN_ROOMS = ("/api/bases/", "/api/profiles/", "/api/tokens/")
+OWN_ROOMS = ("/api/bases/", "/api/profiles/", "/api/tokens/", "/api/webhooks/")
 PUBLIC = {"/api/schema/", "/api/docs/"}
 
 
@@ -81,6 +92,8 @@ def _url(path: str, *, simulation: int, town: int, own: dict[str, int] | None = 
     url = re.sub(r"\{(\w+)\}", fill, path)
     if url.endswith("/path/"):
         url += "?from_x=72&from_y=14&to_x=73&to_y=14"
+    if url.endswith("/estimate/"):
+        url += "?hours=1"
     return url
 
 
@@ -129,13 +142,16 @@ def test_every_operation_hides_another_users_simulation(
 
 
 @pytest.mark.django_db
-def test_the_owner_gets_through(api: APIClient, ville: Town) -> None:
+def test_the_owner_gets_through(api: APIClient, ville: Town, settings: Any) -> None:
+    settings.SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE = True  # the hook below is on this machine
     mine = create(api)
+    hook = {"url": "http://127.0.0.1:9/hook", "events": ["run.finished"]}
     profile = {"name": "made-up", "backend": "offline", "model": "rules"}
     own = {
         "/api/bases/": api.get("/api/bases/").json()["results"][0]["id"],  # a shipped one
         "/api/profiles/": api.post("/api/profiles/", profile, format="json").json()["id"],
         "/api/tokens/": api.post("/api/tokens/", {"name": "made-up"}, format="json").json()["id"],
+        "/api/webhooks/": api.post("/api/webhooks/", hook, format="json").json()["id"],
     }
     for method, path in _operations(api):
         if method != "get":
