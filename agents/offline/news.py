@@ -209,10 +209,35 @@ def takeaways(inputs: Inputs, rng: random.Random) -> tuple[str, str, Happening |
     if not _goes(inputs, fact, rng):
         return memo, f"I heard that {fact[0].lower()}{fact[1:]}, but I will not go.", None
     when = f"{happening.day:%B} {happening.day.day} at {_clock(happening.start)}"
-    host = re.split(r" (?:is|will|has|was) ", fact, maxsplit=1)[0].strip()
-    whose = f"{host}'s" if host and host != fact and len(host) < 60 else "the"
+    host = host_of(fact, happening.what)
+    whose = f"{host}'s" if host else "the"
     thought = f"I will go to {whose} {happening.what} at {happening.place} on {when}."
     return memo, thought, happening
+
+
+# Verbs of making a happening happen: its subject is its host ("X is planning a party").
+_HOSTING = re.compile(r"\b(?:plan|throw|host|organi[sz]|hold|giv|put|run|arrang)\w*\b")
+
+
+def host_of(fact: str, what: str) -> str:
+    """Whose `what` the fact says it is: a possessive before it ("... to Ada Byrne's
+    quiz night" -> Ada Byrne), else the subject when it makes it happen ("Ada Byrne is
+    planning a quiz night"); "" when the fact says neither ("Ada Byrne will go to a quiz
+    night": she is a guest, not its host)."""
+    owned = re.search(
+        rf"(?<![Aa] )(?<![Aa]n )(?<![Tt]he )\b((?:[A-Z][\w-]+ )*[A-Z][\w-]+)'s "
+        rf"(?:[\w'-]+ ){{0,4}}?{re.escape(what)}",
+        fact,
+    )
+    if owned:
+        return owned.group(1)
+    parts = re.split(r" (?:is|will|has|was) ", fact, maxsplit=1)
+    if len(parts) < 2:
+        return ""
+    subject, rest = parts[0].strip(), parts[1]
+    if len(subject) < 60 and _HOSTING.search(rest.split(what, 1)[0]):
+        return subject
+    return ""
 
 
 def _goes(inputs: Inputs, fact: str, rng: random.Random) -> bool:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from agents.offline.interview import interview_answer
-from agents.offline.news import third_person
+from agents.offline.news import host_of, third_person
 from agents.offline.talk import (
     conversation_summary,
     converse_line,
@@ -304,3 +304,20 @@ def test_a_retold_line_keeps_its_verbs_grammatical(said: str, told: str) -> None
     """Hearsay in the speaker's words, retold after its name: no "tolds", no
     "associateses" (the offline lines must read as whole, plain sentences)."""
     assert third_person(said, "Maria") == told
+
+
+@pytest.mark.parametrize(
+    ("fact", "what", "host"),
+    [
+        ("Ada Byrne is planning a quiz night at the Anchor on May 3", "quiz night", "Ada Byrne"),
+        ("Ada Byrne is excited to be hosting a harvest supper", "harvest supper", "Ada Byrne"),
+        ("Ada Byrne is hosting a Midsummer's Eve dance", "dance", "Ada Byrne"),
+        ("Cato Wren will go to Ada Byrne's quiz night at the Anchor", "quiz night", "Ada Byrne"),
+        ("Cato Wren will go to a quiz night at the Anchor", "quiz night", ""),
+        ("Cato Wren is going to the quiz night", "quiz night", ""),
+    ],
+)
+def test_a_retold_plan_names_the_host_not_a_guest(fact: str, what: str, host: str) -> None:
+    """A guest who says it will go is not the host: "I will go to Cato Wren's quiz night"
+    from "Cato Wren will go to Ada Byrne's quiz night" made a second, false host."""
+    assert host_of(fact, what) == host
