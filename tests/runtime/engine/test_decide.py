@@ -1,11 +1,13 @@
 """What both engines share of deciding a step: one resident's decision or its error, many
-decided at once in the order asked, and how many at once. No database."""
+decided at once in the order asked, and how many at once."""
 
 from __future__ import annotations
 
 import threading
 from datetime import UTC, datetime
 from typing import Any
+
+import pytest
 
 from agents.cognition import StepContext
 from runtime.engine.decide import agent_threads, decide_all, decide_one
@@ -47,6 +49,9 @@ def test_a_decision_is_the_residents_events_or_its_error() -> None:
     assert isinstance(error, ValueError) and str(error) == "Bram Oduya cannot decide"
 
 
+# A failure in a pool thread checks that thread's database connection, which an earlier
+# test in the same process may have left open there: the check needs database access.
+@pytest.mark.django_db
 def test_residents_decided_at_once_come_back_in_the_order_asked(settings: Any) -> None:
     settings.SMALLVILLE_LLM_BACKEND = "openai"  # a model over the network: threads help
     settings.SMALLVILLE_LLM_BASE_URL = "http://127.0.0.1:9/v1"  # never called here
