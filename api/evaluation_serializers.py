@@ -37,6 +37,13 @@ class EvaluationRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]
         help_text='events whose attendance is measured: {"what", "host", "place" (a sector '
         'of the town), "start", "end", "words", "published"}; default: the base\'s',
     )
+    judge_profile = StrictIntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        help_text="the model profile (yours or shared) the believability judge runs on; "
+        "default: the simulation's route for the judge (docs/language-models.md)",
+    )
     human_answers = serializers.DictField(
         child=serializers.DictField(child=StrictCharField(max_length=2000)),
         required=False,
@@ -56,6 +63,7 @@ class EvaluationSerializer(serializers.ModelSerializer[Evaluation]):
             "conditions",
             "facts",
             "events",
+            "judge_profile",
             "status",
             "done",
             "total",

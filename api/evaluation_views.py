@@ -18,10 +18,11 @@ from evaluations.report import report_html
 from evaluations.selectors import evaluation_get, evaluation_list
 from evaluations.services import EvaluationError, evaluation_create
 from evaluations.tasks import evaluation_enqueue
+from llm.profile_services import profiles_visible
 
 from .errors import Conflict, error_responses
 from .evaluation_serializers import EvaluationRequestSerializer, EvaluationSerializer
-from .lookups import SIMULATION_ID, request_body, simulation_owned
+from .lookups import SIMULATION_ID, request_body, requester, simulation_owned
 from .parsers import JSONParser
 
 NUMBER = OpenApiParameter("number", int, OpenApiParameter.PATH, description="evaluation number")
@@ -53,6 +54,14 @@ class EvaluationsView(APIView):
     def post(self, request: Request, **kwargs: Any) -> Response:
         simulation = simulation_owned(request, kwargs["simulation_pk"])
         body = request_body(EvaluationRequestSerializer, request)
+        if body.get("judge_profile") is not None:
+            usable = profiles_visible(user=requester(request))
+            judge = usable.filter(pk=body["judge_profile"]).first()
+            if judge is None:
+                raise exceptions.ValidationError(
+                    {"judge_profile": [f"no profile {body['judge_profile']} of yours or shared"]}
+                )
+            body["judge_profile"] = judge
         try:
             evaluation = evaluation_create(simulation=simulation, **body)
         except EvaluationError as exc:

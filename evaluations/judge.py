@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.offline.key_words import COMMON_WORDS
 from llm.inputs import agent_identity
+from llm.models import ModelProfile
 from llm.port import llm_run
 from llm.tasks import Inputs, PromptTask, task_register
 from world.models import Agent, Simulation
@@ -111,11 +112,13 @@ def judge_rank(
     answers: Mapping[str, str],
     memories: Sequence[str],
     shuffle: str,
+    profile: ModelProfile | None = None,
 ) -> list[str]:
     """The conditions of `answers` (condition -> answer), most believable first.
 
     The answers are labelled in an order shuffled by `shuffle` (a stable string), so the
-    judge cannot learn which label is which condition.
+    judge cannot learn which label is which condition. `profile` is the judge's model
+    where the evaluation names one (else the simulation's route for the judge).
     """
     conditions = sorted(answers)
     random.Random(shuffle).shuffle(conditions)
@@ -135,5 +138,6 @@ def judge_rank(
         simulation=simulation,
         agent=agent,
         shared=False,  # each condition's answer, and each ranking, is a draw of its own
+        profile=profile,
     ).ranking
     return [labelled[label] for label in ranking]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from llm.models import ModelProfile
 from world.models import Agent, Simulation
 
 from .conditions import Condition
@@ -37,6 +38,15 @@ class Evaluation(models.Model):
     events = models.JSONField(default=list)  # the named events whose attendance is measured
     questions = models.JSONField(default=list)  # the interview's two on the town's news
     compared = models.ManyToManyField(Simulation, blank=True, related_name="compared_in")
+    # The judge's model, over the simulation's routes (llm/profiles.py); null: the routes'.
+    judge_profile = models.ForeignKey(
+        ModelProfile,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="judged_evaluations",
+        help_text="the profile the believability judge runs on; empty: the simulation's route",
+    )
     # What is measured, fixed when the run starts: the simulation itself when it stands at
     # `step` and is not running, else its fork at `step` (evaluations.services).
     subject = models.ForeignKey(

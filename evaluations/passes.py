@@ -135,6 +135,7 @@ class EvaluationPass:
                         answers={c: row.answer for c, row in rows.items()},
                         memories=[m.description for m in memories],
                         shuffle=f"{self.evaluation.pk}:{agent.name}:{q.number}",
+                        profile=self.evaluation.judge_profile,
                     )
                 judgement_record(
                     evaluation=self.evaluation,

@@ -17,15 +17,16 @@ from dataclasses import asdict
 from statistics import fmean
 from typing import Any
 
-from llm.backends import backend_get
 from llm.errors import LLMError
 from llm.port import calls_in_background
+from llm.profiles import profile_backend, profile_route
 from memories.embeddings import EmbeddingError
 from memories.models import Memory
 from world.models import Simulation
 
 from .emergence import PAPER_DENSITY, diffusion, emergence_measure, remembered
 from .hallucination import agreement, claims_to_know
+from .judge import JUDGE
 from .models import Evaluation, EvaluationKind, EvaluationStatus, InterviewAnswer
 from .passes import EvaluationPass, Progress
 from .questions import (
@@ -132,7 +133,11 @@ def _interviews_result(run: EvaluationPass) -> dict[str, Any]:
         [c for _rank, c in sorted(r)] for k, r in sorted(ranked.items()) if k not in fell_back
     ]
     statistics = ranking_statistics(scores=rank_scores(rankings=rankings))
-    judge = backend_get()
+    # The judge's model: the evaluation's own profile, else the simulation's route for it.
+    judge = profile_backend(
+        run.evaluation.judge_profile
+        or profile_route(simulation_id=run.simulation.pk, task=JUDGE.name)
+    )
     backend = judge.name
     out: dict[str, Any] = {
         "answers": answers,

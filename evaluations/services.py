@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
-from llm.models import ModelUsage
+from llm.models import ModelProfile, ModelUsage
 from world.eventlog import simulation_fork
 from world.models import Agent, Simulation, SimulationStatus
 
@@ -42,6 +42,7 @@ def evaluation_create(
     events: Sequence[Any] | None = None,
     compared: Sequence[Simulation] = (),
     human_answers: Mapping[str, Mapping[str, str]] | None = None,
+    judge_profile: ModelProfile | None = None,
 ) -> Evaluation:
     """A pending evaluation of `simulation` at `step` (default: its current step), of the
     named `facts` and `events` (None: its base's; evaluations.named), recorded resolved.
@@ -87,6 +88,7 @@ def evaluation_create(
                     facts=[f.as_json() for f in named.facts],
                     events=[e.as_json() for e in named.events],
                     questions=named.questions,
+                    judge_profile=judge_profile,
                 )
                 evaluation.compared.set(compared)
                 InterviewAnswer.objects.bulk_create(

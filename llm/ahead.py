@@ -15,6 +15,7 @@ match is taken.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -27,7 +28,10 @@ from smallville_project.pools import in_own_connection, pool
 from world.models import Agent, Simulation
 
 from .backends import backend_is_remote
+from .errors import LLMError
 from .tasks import Inputs, PromptTask
+
+log = logging.getLogger(__name__)
 
 _KEPT = 16_384  # calls this process remembers sending, so it sends each once
 _Key = tuple[int, int, str, str]
@@ -59,10 +63,25 @@ def ahead_send(
         # As many as the engine keeps in flight, or the model server's slots.
         slots = int(settings.SMALLVILLE_LLM_CONCURRENCY or 0)
         workers = slots or max(8, int(settings.SMALLVILLE_CALLS_IN_FLIGHT))
-        _sent[key] = pool("ahead-call", workers).submit(in_own_connection, call)
+        sent = pool("ahead-call", workers).submit(in_own_connection, call)
+        sent.add_done_callback(lambda done: _report(done, task.name, agent.name))
+        _sent[key] = sent
         while len(_sent) > _KEPT:
             _sent.popitem(last=False)
     return True
+
+
+def _report(sent: Future[None], task: str, agent: str) -> None:
+    """Say why a call sent ahead ended in an error: no one waits on its future, so its
+    exception would otherwise be lost (a model's failure is in the ledger too; anything
+    else, a bug or the database, may have left its row in flight for the watchdog)."""
+    error = sent.exception()
+    if error is None:
+        return
+    if isinstance(error, LLMError):
+        log.info("a %s call sent ahead for %s failed: %s", task, agent, error)
+    else:
+        log.error("a %s call sent ahead for %s crashed", task, agent, exc_info=error)
 
 
 def ahead_settle(timeout: float | None = None) -> None:

@@ -8,7 +8,9 @@ the span; the expected value is their mean and the range their lowest and highes
 span no earlier run reached takes that run's mean rate (`extrapolated_hours`). With no
 earlier run, `DEFAULT_RATES` (measured, below) answers, with a stated range of half to
 twice. Money is the tokens at the prices of the profiles the simulation routes each task
-to; wall time comes from earlier runs on the same models only (else it is not known).
+to; wall time comes from earlier runs on the same models only (else it is not known):
+the time between their steps' commits in the log (the engine's own time and the calls'
+alike), a gap longer than `IDLE` counted as a run stopped and started again, not work.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q
 
-from world.models import Agent, Simulation
+from world.events import SIMULATION_STEPPED
+from world.models import Agent, Event, Simulation
 
 from .backends import OFFLINE_MODEL
 from .models import ModelCall, ModelProfile
@@ -31,6 +34,7 @@ from .profiles import call_cost, profile_route
 from .services import ABANDONED
 
 MAX_RUNS = 5  # the most recent earlier runs read
+IDLE = 900.0  # seconds between two steps' commits past which the run was idle (paused)
 # With no earlier run: calls per resident per sim hour by task, from the n25 sim day of
 # `bench cognition` (docs/benchmarks.md, 2026-11-21), and each call's prompt and
 # completion tokens, from the first n25 hours of `bench estimate` (2026-11-27, offline;
@@ -76,6 +80,7 @@ class _Run:
     covered: tuple[float, float]  # hours since its start that its steps span
     sums: dict[int, dict[str, list[int]]] = field(default_factory=dict)
     spans: dict[int, list[datetime]] = field(default_factory=dict)
+    walls: dict[int, float] = field(default_factory=dict)  # seconds between step commits
     models: set[tuple[str, str]] = field(default_factory=set)
 
 
@@ -131,7 +136,29 @@ def _earlier_runs(simulation: Simulation) -> list[_Run]:
         span = run.spans.setdefault(bucket, [created, finished])
         span[0], span[1] = min(span[0], created), max(span[1], finished)
         run.models.add((backend, model))
+    _step_walls(runs)
     return [run for run in runs.values() if run.sums and run.residents]
+
+
+def _step_walls(runs: dict[int, _Run]) -> None:
+    """Each run's wall seconds per hour since its start, from its steps' commits: what the
+    calls' own spans leave out (perception, retrieval, commits, the waits between calls)."""
+    stepped = (
+        Event.objects.filter(simulation_id__in=runs, kind=SIMULATION_STEPPED)
+        .order_by("simulation_id", "seq")
+        .values_list("simulation_id", "step", "created_at")
+    )
+    last: tuple[int, datetime] | None = None
+    for pk, step, committed in stepped.iterator(chunk_size=5000):
+        if step <= (runs[pk].simulation.forked_at_step or 0):
+            continue  # a fork's copy of its parent's log: committed when copied
+        if last is not None and last[0] == pk:
+            gap = (committed - last[1]).total_seconds()
+            if 0 <= gap <= IDLE:
+                run = runs[pk]
+                bucket = math.floor(step * run.simulation.sec_per_step / 3600)
+                run.walls[bucket] = run.walls.get(bucket, 0.0) + gap
+        last = (pk, committed)
 
 
 def _run_estimate(
@@ -148,19 +175,27 @@ def _run_estimate(
         seen = _overlap(run.covered, (bucket, bucket + 1))
         if seen > 0:
             sums, share = run.sums.get(bucket, {}), hours / seen
-            span = run.spans.get(bucket)
-            wall += (span[1] - span[0]).total_seconds() * share * scale if span else 0.0
+            wall += _wall(run, bucket) * share * scale
         else:  # past what the run reached: its mean rate
             extrapolated += hours
             sums = _totals(run)
             share = hours / length
-            wall += sum((s[1] - s[0]).total_seconds() for s in run.spans.values()) * share * scale
+            wall += sum(_wall(run, b) for b in run.spans.keys() | run.walls.keys()) * share * scale
         for task, (calls, prompt, completion) in sums.items():
             row = out[task]
             row[0] += calls * share * scale
             row[1] += prompt * share * scale
             row[2] += completion * share * scale
     return out, wall, extrapolated
+
+
+def _wall(run: _Run, bucket: int) -> float:
+    """The run's wall seconds in an hour: its steps' commits where the log has them, else
+    the span of its calls (a lower bound)."""
+    if run.walls:
+        return run.walls.get(bucket, 0.0)
+    span = run.spans.get(bucket)
+    return (span[1] - span[0]).total_seconds() if span else 0.0
 
 
 def _totals(run: _Run) -> dict[str, list[int]]:

@@ -146,6 +146,7 @@ def llm_run(
     simulation: Simulation | None = None,
     agent: Agent | None = None,
     shared: bool = True,
+    profile: ModelProfile | None = None,
 ) -> OutputT: ...
 
 
@@ -157,6 +158,7 @@ def llm_run(
     simulation: Simulation | None = None,
     agent: Agent | None = None,
     shared: bool = True,
+    profile: ModelProfile | None = None,
 ) -> BaseModel: ...
 
 
@@ -167,6 +169,7 @@ def llm_run(
     simulation: Simulation | None = None,
     agent: Agent | None = None,
     shared: bool = True,
+    profile: ModelProfile | None = None,
 ) -> BaseModel:
     """Run a prompt task and return its validated output; every call is a ledger row.
 
@@ -175,7 +178,8 @@ def llm_run(
     evaluation's answers under each condition are (its judge compares them). Raises
     TaskInputError (nothing is counted), ModelCallInTransaction, BudgetExhausted (the
     simulation is now `budget_exhausted`), or a ModelCallFailed subclass once retries and
-    re-asks are spent.
+    re-asks are spent. `profile` answers the call over the simulation's routes (an
+    evaluation's judge on a profile of its own).
     """
     prompt_task = task_get(task) if isinstance(task, str) else task
     if agent is not None:
@@ -183,7 +187,7 @@ def llm_run(
             raise ValueError(f"agent {agent.name} is not in simulation {simulation.pk}")
         simulation = simulation or agent.simulation
     # The simulation's profile for the task (llm/profiles.py); a keyless one fails here.
-    profile = profile_route(
+    profile = profile or profile_route(
         simulation_id=simulation.pk if simulation else None, task=prompt_task.name
     )
     backend = profile_backend(profile)

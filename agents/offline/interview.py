@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 
 from agents.offline.key_words import Asked, asked_about, relevance
-from agents.offline.news import fact_and_source, verb_after_name
+from agents.offline.news import fact_and_source, mid_sentence, verb_after_name
 from agents.offline.policy import lines_of
-from agents.offline.talk import first_person, mid_sentence
+from agents.offline.talk import first_person
 from llm.tasks import Inputs
 
 _PERSON = re.compile(r"^\s*Do you know ((?:[A-Z][\w'-]*)(?: [A-Z][\w'-]*)*)\s*\?\s*$")

@@ -19,6 +19,16 @@ from datetime import date, timedelta
 from agents.offline.policy import lines_of, places_of
 from llm.tasks import Inputs
 
+_STARTERS = {"My", "Me", "We", "Our", "For", "The", "It", "Its", "This", "That", "There", "A"}
+_STARTERS |= {"An", "Some", "Everyone", "People", "In", "On", "At", "Today", "Tomorrow"}
+
+
+def mid_sentence(text: str) -> str:
+    """A sentence to go after "By the way, " or "I heard that ": its first word lower-cased
+    unless a name."""
+    return text[0].lower() + text[1:] if text.split(" ", 1)[0] in _STARTERS else text
+
+
 _HAPPENING_WORDS = ("party", "celebration", "gathering", "meeting", "dinner", "concert", "event")
 _WELCOME_WORDS = ("invite", "welcome", "everyone", "anyone", "join", "come")
 _SOCIAL_WORDS = ("friend", "social", "party", "music", "community", "outgoing", "people")
@@ -207,7 +217,7 @@ def takeaways(inputs: Inputs, rng: random.Random) -> tuple[str, str, Happening |
     if happening is None or happening.day is None or happening.day < today:
         return memo, "", None  # news to remember and pass on, nothing to do about it
     if not _goes(inputs, fact, rng):
-        return memo, f"I heard that {fact[0].lower()}{fact[1:]}, but I will not go.", None
+        return memo, f"I heard that {mid_sentence(fact)}, but I will not go.", None
     when = f"{happening.day:%B} {happening.day.day} at {_clock(happening.start)}"
     host = host_of(fact, happening.what)
     whose = f"{host}'s" if host else "the"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 
-from agents.offline.news import fact_and_source, tell
+from agents.offline.news import fact_and_source, mid_sentence, tell
 from agents.offline.policy import lines_of
 from llm.importance import importance_offline
 from llm.tasks import Inputs
@@ -166,15 +166,6 @@ def first_person(statement: str, speaker: str) -> str:
 
 
 # --- conversations -------------------------------------------------------------------------
-
-
-_STARTERS = {"My", "Me", "We", "Our", "For", "The", "It", "Its", "This", "That", "There", "A"}
-_STARTERS |= {"An", "Some", "Everyone", "People", "In", "On", "At", "Today", "Tomorrow"}
-
-
-def mid_sentence(text: str) -> str:
-    """A sentence to go after "By the way, ": its first word lower-cased unless a name."""
-    return text[0].lower() + text[1:] if text.split(" ", 1)[0] in _STARTERS else text
 
 
 def _record(memory: str) -> bool:

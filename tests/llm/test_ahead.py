@@ -3,16 +3,22 @@ background while the resident finishes the hour, and the step that decomposes ta
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 
+from llm.ahead import ahead_send, ahead_settle
+from llm.errors import LLMError
+from llm.importance import IMPORTANCE
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from tests.runtime.engine.ahead.test_ratings import run, town
 from tests.runtime.engine.ahead.test_run import log_of
+from tests.runtime.workers import wait_for
+from world.models import Agent, Simulation
 
 TEN_TO_EIGHT = datetime(2023, 2, 13, 7, 50, tzinfo=UTC)
 STEPS = 90  # to 08:05: the hour's last actions start, end, and the next hour begins
@@ -44,3 +50,29 @@ def test_the_next_hour_is_decomposed_ahead_and_the_log_is_the_offline_one(
     assert later.count() >= 2
     prompts = set(ahead.values_list("prompt", flat=True))
     assert set(later.values_list("prompt", flat=True)) <= prompts
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("error", "level"),
+    [(RuntimeError("a bug"), logging.ERROR), (LLMError("refused"), logging.INFO)],
+)
+def test_a_call_sent_ahead_that_fails_says_why_in_the_log(
+    settings: Any, caplog: pytest.LogCaptureFixture, error: Exception, level: int
+) -> None:
+    """No one waits on a call sent ahead: its error is logged, not lost with its thread."""
+    settings.SMALLVILLE_LLM_BACKEND = "openai"  # sent ahead only to a model over the network
+    settings.SMALLVILLE_LLM_BASE_URL = "http://127.0.0.1:9/v1"  # never called here
+    simulation = Simulation(pk=10**9 + len(str(error)), seed=1)
+    agent = Agent(pk=7, name="Wren Halloway", simulation=simulation)
+
+    def call() -> None:
+        raise error
+
+    caplog.set_level(logging.INFO, logger="llm.ahead")
+    assert ahead_send(IMPORTANCE, {"memory": str(error)}, simulation, agent, call)
+    ahead_settle(timeout=10)
+    wait_for(lambda: any(r.name == "llm.ahead" for r in caplog.records), 5, "the log line")
+    (record,) = [r for r in caplog.records if r.name == "llm.ahead"]
+    assert record.levelno == level
+    assert "importance" in record.getMessage() and "Wren Halloway" in record.getMessage()

@@ -17,7 +17,8 @@ from llm.estimate import DEFAULT_RANGE, DEFAULT_RATES, simulation_estimate
 from llm.models import ModelCall, ModelProfile
 from llm.profile_services import profile_save, simulation_models_set
 from tests.factories import unseeded_simulation
-from world.models import Simulation
+from world.events import SIMULATION_STEPPED
+from world.models import Event, Simulation
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.llm.urls")]
 
@@ -132,6 +133,32 @@ def test_wall_time_comes_from_runs_on_the_same_models_only(
     )
     simulation_models_set(simulation=target, routes={"residents": hosted.pk})
     assert simulation_estimate(simulation=target, hours=1)["wall_seconds"] is None
+
+
+def test_wall_time_is_the_time_between_step_commits_without_idle_gaps(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine's own time counts (a step with no call still took its time), a run
+    paused for an hour does not, and a fork's copied log is not the fork's work."""
+    one = unseeded_simulation(user, monkeypatch)
+    ran(one, 1, {0: [("importance", 100, 10)] * 3})  # the calls span 4 s of the hour
+    per_hour = 3600 // one.sec_per_step
+    commits = [one.created_at + timedelta(seconds=3 * s) for s in range(per_hour // 2)]
+    paused = commits[-1] + timedelta(hours=1)  # then resumed: the rest 3 s apart again
+    commits += [paused + timedelta(seconds=3 * s) for s in range(per_hour - len(commits))]
+    seq = one.events.count()  # after the residents' creation
+    for step, committed in enumerate(commits, start=1):
+        stepped = Event.objects.create(
+            simulation=one, seq=seq + step, step=step, kind=SIMULATION_STEPPED,
+            sim_time=one.start_time + timedelta(seconds=step * one.sec_per_step),
+        )  # fmt: skip
+        Event.objects.filter(pk=stepped.pk).update(created_at=committed)
+    target = unseeded_simulation(user, monkeypatch)
+    wall = simulation_estimate(simulation=target, hours=1)["wall_seconds"]
+    # Steps 1 to per_hour - 1 are the first hour (the last step is the next hour's 00:00):
+    # their per_hour - 2 gaps, 3 s each, but for the pause.
+    expected = 3.0 * (per_hour - 3)
+    assert wall == {"expected": expected, "low": expected, "high": expected}
 
 
 def test_with_no_earlier_run_the_default_table_answers_with_its_stated_range(

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from agents.offline.interview import interview_answer
-from agents.offline.news import host_of, third_person
+from agents.offline.news import host_of, mid_sentence, third_person
 from agents.offline.talk import (
     conversation_summary,
     converse_line,
@@ -321,3 +321,17 @@ def test_a_retold_plan_names_the_host_not_a_guest(fact: str, what: str, host: st
     """A guest who says it will go is not the host: "I will go to Cato Wren's quiz night"
     from "Cato Wren will go to Ada Byrne's quiz night" made a second, false host."""
     assert host_of(fact, what) == host
+
+
+@pytest.mark.parametrize(
+    ("fact", "after"),
+    [
+        ("Odile Brask is hosting a lantern walk", "Odile Brask is hosting a lantern walk"),
+        ("I am baking for the fair", "I am baking for the fair"),
+        ("The ferry stops at noon", "the ferry stops at noon"),
+        ("There is a quiz at the mill", "there is a quiz at the mill"),
+    ],
+)
+def test_news_told_mid_sentence_keeps_a_names_capital(fact: str, after: str) -> None:
+    """ "I heard that Odile Brask ...", never "I heard that odile Brask ..."."""
+    assert mid_sentence(fact) == after

@@ -6,6 +6,7 @@
 import { getJSON, postJSON, itemsOf } from "./api.js";
 import { EMOJI_FONT, TownView } from "./town.js";
 import { ResidentPanel, TownPanel } from "./panels.js";
+import { showSpend } from "./spend.js";
 
 const root = document.getElementById("viewer");
 const SIM = Number(root.dataset.simulation);
@@ -16,6 +17,7 @@ const POLL_MS = 1000;
 const POLL_RUNNING_MS = 500; // while the run goes, so the page trails it by little
 const CATCH_UP = 3; // frames read beyond these are applied at once, not walked
 const ZOOM = 1.25;
+const SPEND_MS = 5000; // the spend panel, read again this often while the run goes
 
 const $ = (id) => document.getElementById(id);
 
@@ -89,7 +91,7 @@ class Viewer {
     this.show(this.live, simulation.step, false);
     this.wire();
     this.showSimulation(simulation);
-    this.offlineNote();
+    this.spend();
     this.estimate();
     await this.emojiFont;
     root.dataset.ready = "true";
@@ -171,15 +173,19 @@ class Viewer {
     $("resume").disabled = !["paused", "failed", "budget_exhausted"].includes(simulation.status);
   }
 
-  async offlineNote() {
+  // The ledger's summary: the spend panel, and the offline note (which follows the calls
+  // made where there are any, else the server's backend).
+  async spend() {
+    this.spentAt = Date.now();
     let offline = root.dataset.serverBackend === "offline";
     try {
       const summary = await getJSON(`${API}/model-calls/summary/`);
       if (summary.by_model && summary.by_model.length) {
         offline = summary.by_model.some((m) => m.backend === "offline");
       }
+      showSpend(summary);
     } catch (error) {
-      /* the note then follows the server's backend */
+      /* the panel keeps its last reading */
     }
     $("offline-note").hidden = !offline;
   }
@@ -256,7 +262,12 @@ class Viewer {
   // once the first read has set where it starts).
   async poll() {
     try {
+      const was = this.simulation.status;
       this.showSimulation(await getJSON(`${API}/`));
+      const running = this.simulation.status === "running";
+      if ((running && Date.now() - this.spentAt > SPEND_MS) || (was === "running" && !running)) {
+        this.spend();
+      }
       if (this.newcomer && !this.playing) await this.rejoin();
       if (!this.streaming()) await this.readEvents();
     } catch (error) {
