@@ -27,7 +27,20 @@ from bench.runs import run_through_worker
 from llm import estimate
 from llm.models import ModelCall
 from llm.services import ABANDONED
+from world.events import SIMULATION_STEPPED
 from world.models import Simulation
+
+
+def _walls(run: Simulation, wall: float, asked: list[datetime]) -> dict[str, float]:
+    """The run's wall seconds: from asking (the worker up) to its last step's commit, as
+    a user of a running deployment waits; and with the private worker's start and stop."""
+    last = run.events.filter(kind=SIMULATION_STEPPED).order_by("-seq").values("created_at")
+    committed = last[0]["created_at"] if last else asked[0]
+    return {
+        "wall_seconds": round((committed - asked[0]).total_seconds(), 1),
+        "with_worker_start_seconds": round(wall, 1),
+    }
+
 
 N25 = "base_the_ville_n25"
 START = datetime(2023, 2, 13, 7, 30, tzinfo=UTC)
@@ -35,7 +48,7 @@ OWNER = "bench-estimate"
 
 
 def actual(simulation: Simulation, since: datetime) -> dict[str, Any]:
-    """The run's billed calls and tokens (those made since `since`), and its wall span."""
+    """The run's billed calls and tokens (those made since `since`)."""
     calls = ModelCall.objects.filter(
         simulation=simulation, created_at__gte=since, finished_at__isnull=False
     ).exclude(error=ABANDONED)
@@ -58,9 +71,11 @@ def _error(estimated: float, measured: int) -> float:
     return round((estimated - measured) / measured, 3) if measured else 0.0
 
 
-def _compare(found: dict[str, Any], measured: dict[str, int]) -> dict[str, Any]:
+def _compare(found: dict[str, Any], measured: dict[str, Any]) -> dict[str, Any]:
     errors = {k: _error(found[k]["expected"], measured[k]) for k in ("calls", "tokens")}
+    wall = found["wall_seconds"]
     return {
+        "wall_error": _error(wall["expected"], measured["wall_seconds"]) if wall else None,
         "estimate": {k: found[k] for k in ("basis", "runs", "calls", "tokens", "wall_seconds")},
         "error": errors,
         "within_25_percent": all(abs(e) <= 0.25 for e in errors.values()),
@@ -85,26 +100,26 @@ def main(argv: list[str]) -> None:
     earlier = []
     for seed in range(1, args.earlier + 1):
         run = _new(owner, seed)
-        since = datetime.now(UTC)
-        wall = run_through_worker(run, steps)
-        earlier.append({"seed": seed, "wall_seconds": round(wall, 1), **actual(run, since)})
+        since, asked = datetime.now(UTC), list[datetime]()
+        wall = run_through_worker(run, steps, asked=asked)
+        earlier.append({"seed": seed, **_walls(run, wall, asked), **actual(run, since)})
     new_runs = []
     for kind, target in zip(kinds, targets, strict=True):
         found = estimate.simulation_estimate(simulation=target, hours=args.hours)
-        since = datetime.now(UTC)
+        since, asked = datetime.now(UTC), list[datetime]()
         if kind == "policy server":
             with policy_server_process(args.latency, 8) as server:
                 env = {k: "true" if v is True else str(v) for k, v in server.items()}
-                wall = run_through_worker(target, steps, env=env)
+                wall = run_through_worker(target, steps, env=env, asked=asked)
         else:
-            wall = run_through_worker(target, steps)
-        measured = actual(target, since)
+            wall = run_through_worker(target, steps, asked=asked)
+        measured = {**actual(target, since), **_walls(target, wall, asked)}
         new_runs.append(
             {
                 "run": kind,
                 "seed": target.seed,
                 "status": target.status,
-                "actual": {**measured, "wall_seconds": round(wall, 1)},
+                "actual": measured,
                 **_compare(found, measured),
                 "default_table_error": _compare(default, measured)["error"],
             }

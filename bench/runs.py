@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef
@@ -72,12 +72,16 @@ def run_through_worker(
     env: dict[str, str] | None = None,
     wall_limit: float | None = None,
     concurrency: int = 2,
+    asked: list[datetime] | None = None,
 ) -> float:
     """Run `steps` through a private worker until the run ends or `wall_limit` seconds
-    pass (then pause it after the step in flight); the wall seconds it took."""
+    pass (then pause it after the step in flight); the wall seconds it took, the worker's
+    start and stop included. `asked` gets the time the run was asked for, the worker up."""
     leftovers_pause()
     started = time.perf_counter()
     with private_worker(env=env, concurrency=concurrency):
+        if asked is not None:
+            asked.append(timezone.now())
         simulation_run(simulation=simulation, steps=steps)
         while _status(simulation) == SimulationStatus.RUNNING:
             if wall_limit is not None and time.perf_counter() - started > wall_limit:

@@ -81,6 +81,7 @@ class _Run:
     sums: dict[int, dict[str, list[int]]] = field(default_factory=dict)
     spans: dict[int, list[datetime]] = field(default_factory=dict)
     walls: dict[int, float] = field(default_factory=dict)  # seconds between step commits
+    first_calls: dict[int, datetime] = field(default_factory=dict)  # by step: its first call
     models: set[tuple[str, str]] = field(default_factory=set)
 
 
@@ -124,9 +125,10 @@ def _earlier_runs(simulation: Simulation) -> list[_Run]:
             "finished_at",
             "backend",
             "model",
+            "step",
         )
     )
-    for pk, task, sim_time, prompt, completion, created, finished, backend, model in rows:
+    for pk, task, sim_time, prompt, completion, created, finished, backend, model, step in rows:
         run = runs[pk]
         if sim_time is None or finished is None:  # excluded by the query
             continue
@@ -135,6 +137,9 @@ def _earlier_runs(simulation: Simulation) -> list[_Run]:
         sums[0], sums[1], sums[2] = sums[0] + 1, sums[1] + prompt, sums[2] + completion
         span = run.spans.setdefault(bucket, [created, finished])
         span[0], span[1] = min(span[0], created), max(span[1], finished)
+        if step is not None:
+            first = run.first_calls.setdefault(step, created)
+            run.first_calls[step] = min(first, created)
         run.models.add((backend, model))
     _step_walls(runs)
     return [run for run in runs.values() if run.sums and run.residents]
@@ -142,7 +147,9 @@ def _earlier_runs(simulation: Simulation) -> list[_Run]:
 
 def _step_walls(runs: dict[int, _Run]) -> None:
     """Each run's wall seconds per hour since its start, from its steps' commits: what the
-    calls' own spans leave out (perception, retrieval, commits, the waits between calls)."""
+    calls' own spans leave out (perception, retrieval, commits, the waits between calls).
+    A step with no commit before it (the run's first, or the first after a pause) counts
+    from its first call: the morning's planning is the slowest step of all."""
     stepped = (
         Event.objects.filter(simulation_id__in=runs, kind=SIMULATION_STEPPED)
         .order_by("simulation_id", "seq")
@@ -150,14 +157,16 @@ def _step_walls(runs: dict[int, _Run]) -> None:
     )
     last: tuple[int, datetime] | None = None
     for pk, step, committed in stepped.iterator(chunk_size=5000):
-        if step <= (runs[pk].simulation.forked_at_step or 0):
+        run = runs[pk]
+        if step <= (run.simulation.forked_at_step or 0):
             continue  # a fork's copy of its parent's log: committed when copied
-        if last is not None and last[0] == pk:
-            gap = (committed - last[1]).total_seconds()
-            if 0 <= gap <= IDLE:
-                run = runs[pk]
-                bucket = math.floor(step * run.simulation.sec_per_step / 3600)
-                run.walls[bucket] = run.walls.get(bucket, 0.0) + gap
+        began = last[1] if last is not None and last[0] == pk else None
+        if began is None or (committed - began).total_seconds() > IDLE:
+            began = run.first_calls.get(step)  # else: it made no call, and took no time
+        gap = (committed - began).total_seconds() if began is not None else -1.0
+        if 0 <= gap <= IDLE:
+            bucket = math.floor(step * run.simulation.sec_per_step / 3600)
+            run.walls[bucket] = run.walls.get(bucket, 0.0) + gap
         last = (pk, committed)
 
 

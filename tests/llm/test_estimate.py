@@ -153,11 +153,19 @@ def test_wall_time_is_the_time_between_step_commits_without_idle_gaps(
             sim_time=one.start_time + timedelta(seconds=step * one.sec_per_step),
         )  # fmt: skip
         Event.objects.filter(pk=stepped.pk).update(created_at=committed)
+    # The first step, and the first after the pause, count from their first call.
+    for step, began in ((1, commits[0] - timedelta(seconds=7)), (per_hour // 2 + 1, paused)):
+        call = ModelCall.objects.create(
+            simulation=one, agent=one.agents.first(), decider="x", task="day_plan",
+            backend="offline", model=OFFLINE_MODEL, prompt="p", step=step,
+            sim_time=one.start_time + timedelta(seconds=step * one.sec_per_step),
+        )  # fmt: skip
+        ModelCall.objects.filter(pk=call.pk).update(created_at=began, finished_at=began)
     target = unseeded_simulation(user, monkeypatch)
     wall = simulation_estimate(simulation=target, hours=1)["wall_seconds"]
     # Steps 1 to per_hour - 1 are the first hour (the last step is the next hour's 00:00):
-    # their per_hour - 2 gaps, 3 s each, but for the pause.
-    expected = 3.0 * (per_hour - 3)
+    # their per_hour - 2 gaps, 3 s each, but for the pause; and the first step's 7 s.
+    expected = 3.0 * (per_hour - 3) + 7
     assert wall == {"expected": expected, "low": expected, "high": expected}
 
 
