@@ -16,6 +16,7 @@ from rest_framework.throttling import BaseThrottle
 from agents.services import simulation_create_from_base, simulation_fork_checked
 from runtime.engine import (
     TickDeferred,
+    simulation_delete,
     simulation_pause,
     simulation_progress,
     simulation_resume,
@@ -123,6 +124,21 @@ class SimulationViewSet(
                 owner=requester(request), **body.validated_data
             )
         return self._created(simulation)
+
+    @extend_schema(
+        summary="Delete a simulation",
+        description="Removes the simulation with its event log, residents, memories, "
+        "evaluations and model-call ledger, in one transaction. Refused (409) while it runs "
+        "(pause it first), while an evaluation of it is under way, or while another "
+        "simulation's evaluation measures it; nothing is removed then.",
+        request=None,
+        responses={204: None, **error_responses(401, 404, 409)},
+    )
+    def destroy(self, request: Request, pk: str | None = None) -> Response:
+        simulation = self.get_object()
+        with domain_errors():
+            simulation_delete(simulation=simulation)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
         summary="Fork a simulation at a step",

@@ -1,14 +1,16 @@
 """Simulations from the web face: a logged-in user makes one from a base (theirs or a
-shipped one) and lands in its viewer, where Run, Pause and the rest are."""
+shipped one) and lands in its viewer, where Run, Pause and the rest are; and deletes one
+after a page that says what goes with it."""
 
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from agents.bases.format import BaseInvalid
 from agents.bases.reference import UnknownBase
@@ -16,9 +18,12 @@ from agents.bases.selectors import bases_visible
 from agents.config import ConfigInvalid
 from agents.services import simulation_create_from_base
 from llm.errors import LLMError
+from llm.models import ModelRoute
 from memories.embeddings import EmbeddingError
+from runtime.engine import RunConflict, simulation_delete
 from world.clock import SimTimeOutOfReach
-from world.selectors import simulation_list
+from world.models import Simulation
+from world.selectors import simulation_get, simulation_list
 
 
 class SimulationForm(forms.Form):
@@ -34,11 +39,48 @@ def _user(request: HttpRequest) -> User:
 
 
 def landing_context(user: User) -> dict[str, object]:
-    """What the landing page lists for a logged-in user: their simulations, the bases."""
+    """What the landing page lists for a logged-in user: their simulations, each with the
+    model its residents run on (its route to a profile, else the settings'), the bases."""
+    simulations = list(simulation_list(user=user).only("id", "name", "status", "step", "base"))
+    routes = ModelRoute.objects.filter(simulation__in=simulations, group="residents")
+    models = {
+        r.simulation_id: f"{r.profile.backend}: {r.profile.name}"
+        for r in routes.select_related("profile")
+    }
+    default = settings.SMALLVILLE_LLM_BACKEND
     return {
-        "simulations": simulation_list(user=user).only("id", "name", "status", "step", "base"),
+        "simulations": [(s, models.get(s.pk, default)) for s in simulations],
         "bases": bases_visible(user=user).only("id", "name", "owner_id", "town"),
     }
+
+
+def _owned(request: HttpRequest, pk: int) -> Simulation:
+    try:
+        return simulation_get(user=_user(request), pk=pk)
+    except Simulation.DoesNotExist as missing:
+        raise Http404("no such simulation of yours") from missing
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def simulation_delete_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: what deleting the simulation removes, and a button; POST: delete it (as
+    `DELETE /api/simulations/{id}/`) and go back to the list; refused while it runs."""
+    simulation = _owned(request, pk)
+    context: dict[str, object] = {
+        "simulation": simulation,
+        "events": simulation.events.count(),
+        "residents": simulation.agents.count(),
+        "forks": simulation.forks.count(),
+    }
+    if request.method == "GET":
+        return render(request, "web/simulation_delete.html", context)
+    try:
+        simulation_delete(simulation=simulation)
+    except RunConflict as refused:
+        context["error"] = str(refused)
+        return render(request, "web/simulation_delete.html", context, status=409)
+    return redirect("landing")
 
 
 @login_required

@@ -11,6 +11,11 @@ urlpatterns = [
     path("", views.landing, name="landing"),
     path("simulations/new/", simulation_views.simulation_new, name="simulation-new"),
     path("simulations/<int:pk>/", viewer_views.viewer, name="viewer"),
+    path(
+        "simulations/<int:pk>/delete/",
+        simulation_views.simulation_delete_page,
+        name="simulation-delete",
+    ),
     path("accounts/tokens/", token_views.tokens, name="tokens"),
     path("accounts/tokens/<int:pk>/revoke/", token_views.token_revoke, name="token-revoke"),
     path("accounts/login/", views.ThrottledLoginView.as_view(), name="login"),

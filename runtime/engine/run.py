@@ -1,4 +1,4 @@
-"""Run control: claim a run, pause, resume, and report progress."""
+"""Run control: claim a run, pause, resume, report progress, and delete a simulation."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, RestrictedError
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import RedisError
@@ -122,6 +122,29 @@ def simulation_pause(*, simulation: Simulation) -> Simulation:
     ):
         raise RunConflict(f"simulation {simulation.pk} is not running")
     return simulation
+
+
+def simulation_delete(*, simulation: Simulation) -> None:
+    """Delete the simulation with its log, residents, memories and ledger, in one
+    transaction; refused (RunConflict) while it runs, while an evaluation of it is under
+    way, or while another simulation's evaluation measures it. The row lock orders it
+    with a run being claimed: one of the two finds the other's outcome."""
+    with transaction.atomic(durable=True):
+        locked = Simulation.objects.select_for_update().filter(pk=simulation.pk).first()
+        if locked is None:
+            return  # deleted meanwhile: nothing left to do
+        if locked.status == SimulationStatus.RUNNING:
+            raise RunConflict(f"simulation {simulation.pk} is running: pause it first")
+        # `evaluations` is the evaluations app's (a layer above): named, not imported.
+        if locked.evaluations.filter(status__in=["pending", "running"]).exists():
+            raise RunConflict(f"an evaluation of simulation {simulation.pk} is under way")
+        try:
+            locked.delete()
+        except RestrictedError as exc:
+            raise RunConflict(
+                f"simulation {simulation.pk} is measured by another simulation's evaluation; "
+                "delete that simulation first"
+            ) from exc
 
 
 def steps_to_target(*, simulation: Simulation) -> int:

@@ -20,6 +20,7 @@ ENDPOINTS = [
     ("get", "/api/simulations/"),
     ("post", "/api/simulations/"),
     ("get", "/api/simulations/1/"),
+    ("delete", "/api/simulations/1/"),
     ("post", "/api/simulations/1/fork/"),
     ("get", "/api/simulations/1/residents/"),
     ("get", "/api/simulations/1/residents/Isabella Rodriguez/"),
@@ -127,6 +128,7 @@ def test_another_users_simulation_is_not_found(api: APIClient, other_api: APICli
         api.get(f"{base}/objects/"),
         api.put(f"{base}/objects/", {"address": "x", "state": "burning"}, format="json"),
         api.get(f"{base}/replay/"),
+        api.delete(f"{base}/"),
     ):
         assert response.status_code == 404, response.content
         assert error_of(response)["code"] == "not_found"

@@ -89,7 +89,10 @@ def test_the_viewer_shows_spend_per_task_and_per_resident(
     # The seed memories were rated when the simulation was made (offline, free): in it too.
     assert total.startswith(f"{calls.count()} calls, "), total
     shown_total = Decimal(total.split("spend ")[1].split()[0])
-    assert shown_total == pytest.approx(spent, rel=Decimal("0.05")), (total, spent)  # two digits shown
+    assert shown_total == pytest.approx(spent, rel=Decimal("0.05")), (
+        total,
+        spent,
+    )  # two digits shown
 
     tasks = _rows(page, "task")
     assert list(tasks)[0] == "importance"  # the only task that cost money: first

@@ -7,6 +7,7 @@ import { getJSON, postJSON, itemsOf } from "./api.js";
 import { EMOJI_FONT, TownView } from "./town.js";
 import { ResidentPanel, TownPanel } from "./panels.js";
 import { showSpend } from "./spend.js";
+import { Evaluations, wireFork } from "./work.js";
 
 const root = document.getElementById("viewer");
 const SIM = Number(root.dataset.simulation);
@@ -93,6 +94,8 @@ class Viewer {
     this.showSimulation(simulation);
     this.spend();
     this.estimate();
+    wireFork(API, () => this.shownStep);
+    this.evaluations = new Evaluations(API, () => this.shownStep);
     await this.emojiFont;
     root.dataset.ready = "true";
     this.poll();
