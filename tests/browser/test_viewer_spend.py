@@ -95,7 +95,7 @@ def test_the_viewer_shows_spend_per_task_and_per_resident(
     )  # two digits shown
 
     tasks = _rows(page, "task")
-    assert list(tasks)[0] == "importance"  # the only task that cost money: first
+    assert next(iter(tasks)) == "importance"  # the only task that cost money: first
     for task, shown in tasks.items():
         assert shown[0] == str(calls.filter(task=task).count()), (task, shown)
     residents = _rows(page, "agent_name")
