@@ -113,8 +113,10 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 
 
 @pytest.mark.django_db
-@schema.exclude(path_regex=r"/stream/$").exclude(
-    method="DELETE", path_regex=r"^/api/simulations/\{[a-z_]+\}/$"
-).parametrize()
+@(
+    schema.exclude(path_regex=r"/stream/$")
+    .exclude(method="DELETE", path_regex=r"^/api/simulations/\{[a-z_]+\}/$")
+    .parametrize()
+)
 def test_the_api_matches_its_schema(case: Any) -> None:
     case.call_and_validate(checks=CHECKS)
