@@ -25,10 +25,12 @@ from agents.services import simulation_create_from_base
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
 from runtime.engine import simulation_run_inline
+from tests.browser.drawn import near, pixel, resident_rgb
 from tests.browser.traffic import Traffic
 from tests.factories import N3
 from tests.runtime.workers import celery_worker, wait_for
-from world.eventlog import events_append
+from world.eventlog import EventDraft, events_append
+from world.events import SIMULATION_STEPPED
 from world.models import Event, Simulation
 
 PASSWORD = "alice-password-1"
@@ -83,15 +85,6 @@ def _settled(page: Page) -> dict[str, Any]:
     raise AssertionError("the residents never stopped moving on the page")
 
 
-def _pixel(page: Page, x: float, y: float) -> list[int]:
-    script = """([x, y]) => {
-      const c = document.getElementById("map");
-      const r = window.devicePixelRatio || 1;
-      return Array.from(c.getContext("2d").getImageData(x * r, y * r, 1, 1).data);
-    }"""
-    return list(page.evaluate(script, [x, y]))
-
-
 def _tiles_at(simulation: Simulation, step: int) -> dict[str, list[int]]:
     """Each resident's tile at `step`, read from the log here (not through the replay)."""
     tiles: dict[str, list[int]] = {}
@@ -120,16 +113,17 @@ def test_viewer_draws_the_ville_and_its_residents(
     for i, name in enumerate(drawn["names"]):
         agent = simulation.agents.get(name=name)
         assert drawn["tiles"][2 * i : 2 * i + 2] == [agent.tile_x, agent.tile_y]
-        # A resident is a green disc where it stands.
+        # A resident is a disc of its own colour where it stands.
         x, y = drawn["points"][i]
-        red, green, blue, _ = _pixel(page, x - 3, y + 3)
-        assert green > red and green > blue, (name, red, green, blue)
+        assert near(pixel(page, x - 3, y + 3)[:3], resident_rgb(page, i)), name
+    colours = {tuple(resident_rgb(page, i)) for i in range(len(drawn["names"]))}
+    assert len(colours) == len(drawn["names"]), "two residents drawn alike"
     # The map from its layers: walls dark, a sector in its own colour.
     tile = drawn["tile"]
     town = simulation.town
     walls = [i for i, v in enumerate(town.collision) if v][::97][:40]
     dark = [
-        _pixel(page, (i % town.width + 0.5) * tile, (i // town.width + 0.5) * tile)[:3]
+        pixel(page, (i % town.width + 0.5) * tile, (i // town.width + 0.5) * tile)[:3]
         for i in walls
     ]
     assert sum(rgb == [61, 66, 71] for rgb in dark) > len(dark) * 0.6, dark
@@ -296,7 +290,7 @@ def test_the_town_panel_and_a_conversation_in_progress_drawn_as_a_link(
     reds = 0
     for k in range(20):
         f = 0.3 + 0.02 * k
-        red, green, blue, _ = _pixel(page, a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f)
+        red, green, blue, _ = pixel(page, a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f)
         reds += red > 150 and green < 110 and blue < 110
     assert reds >= 5, reds
     artifact(page, "viewer-conversation-link")
@@ -375,8 +369,46 @@ def test_five_hundred_residents_are_drawn_walking(
         }"""
     )
     tile = walking["tile"]
+    # Residents on one tile (the copies stand on the 25's tiles) are fanned out on a ring
+    # around the point: their mean is the point, each as far from it as the others.
+    around: dict[tuple[float, float], list[tuple[float, float]]] = {}
     for i, (x, y) in enumerate(walking["points"]):
         tx, ty = drawn["tiles"][2 * i : 2 * i + 2]
-        assert abs(x - (tx - 1 + 0.5) * tile) < 1 and abs(y - (ty + 0.5) * tile) < 1
+        around.setdefault(((tx - 1 + 0.5) * tile, (ty + 0.5) * tile), []).append((x, y))
+    for (cx, cy), points in around.items():
+        mx, my = sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)
+        assert abs(mx - cx) < 1 and abs(my - cy) < 1, (cx, cy, points)
+        spans = [((x - cx) ** 2 + (y - cy) ** 2) ** 0.5 for x, y in points]
+        assert max(spans) - min(spans) < 1, spans
     frame = artifact(page, "viewer-500-residents").with_name("viewer-500-residents-frame.json")
     frame.write_text(json.dumps({"residents": 500, "ms_per_frame": round(walking["ms"], 2)}))
+
+
+def test_two_residents_on_one_tile_are_both_seen_and_clicked(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    simulation = _simulation(user)
+    first, second = simulation.agents.order_by("name")[:2]
+    # The second walks onto the first's tile.
+    events_append(
+        simulation=simulation,
+        drafts=[
+            EventDraft(kind=AGENT_MOVED, agent=second.name,
+                       payload={"tile": [first.tile_x, first.tile_y]}),
+            EventDraft(kind=SIMULATION_STEPPED, payload={"step": 1}),
+        ],
+        step=1,
+    )  # fmt: skip
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    drawn = _settled(page)
+    i, j = drawn["names"].index(first.name), drawn["names"].index(second.name)
+    assert drawn["tiles"][2 * i : 2 * i + 2] == drawn["tiles"][2 * j : 2 * j + 2]
+    (ax, ay), (bx, by) = drawn["points"][i], drawn["points"][j]
+    radius = page.evaluate("() => window.smallvilleViewer.town.radius")
+    assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 >= 1.9 * radius  # side by side
+    for k, (x, y), name in ((i, (ax, ay), first.name), (j, (bx, by), second.name)):
+        assert near(pixel(page, x, y + radius * 0.6)[:3], resident_rgb(page, k)), name
+        page.locator("#map").click(position={"x": x, "y": y})
+        expect(page.locator("#resident-body h2")).to_contain_text(name)
+    artifact(page, "viewer-shared-tile")

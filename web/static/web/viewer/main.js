@@ -4,7 +4,7 @@
 // Reads only the public REST API, so it is also an example of integrating with it.
 
 import { getJSON, postJSON, itemsOf } from "./api.js";
-import { EMOJI_FONT, TownView } from "./town.js";
+import { EMOJI_FONT, TownView, residentColour } from "./town.js";
 import { ResidentPanel, TownPanel } from "./panels.js";
 import { showSpend } from "./spend.js";
 import { Evaluations, wireFork } from "./work.js";
@@ -143,7 +143,8 @@ class Viewer {
 
   show(state, step, animate = true) {
     const initials = this.residents.map((r) => r.initials);
-    this.town.update({ ...state, initials }, { animate });
+    const colours = this.residents.map((r) => residentColour(r.name));
+    this.town.update({ ...state, initials, colours }, { animate });
     this.shownStep = step;
     this.state = state;
     $("slider").max = String(this.lastStep);

@@ -27,6 +27,33 @@ function hue(index) {
   return (index * 137.508) % 360; // the golden angle: neighbours get distant hues
 }
 
+// A resident's own colour, from its name: dark enough for white initials, and residents
+// of one town told apart by hue (a stable hash, so a resident keeps it across pages).
+export function residentColour(name) {
+  let h = 2166136261;
+  for (const c of name) h = Math.imul(h ^ c.codePointAt(0), 16777619) >>> 0;
+  return `hsl(${h % 360}, ${55 + (h >> 9) % 25}%, ${30 + (h >> 17) % 10}%)`;
+}
+
+// Where residents standing on one tile are drawn: fanned out around it on a ring, so each
+// can be seen and clicked (`where` holds pixel centres, changed in place).
+function fanOut(where, radius) {
+  const groups = new Map();
+  where.forEach(([x, y], i) => {
+    const key = `${Math.round(x)},${Math.round(y)}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(i);
+  });
+  for (const members of groups.values()) {
+    if (members.length < 2) continue;
+    const ring = radius * (members.length === 2 ? 1.05 : 1.1 / Math.sin(Math.PI / members.length));
+    members.forEach((i, k) => {
+      const angle = Math.PI + (2 * Math.PI * k) / members.length;
+      where[i] = [where[i][0] + ring * Math.cos(angle), where[i][1] + ring * Math.sin(angle)];
+    });
+  }
+}
+
 function overlaps(a, b) {
   return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
@@ -189,6 +216,7 @@ export class TownView {
       r.y = y;
       r.start = animate ? now : 0;
       r.initials = state.initials[i];
+      r.colour = state.colours[i];
       r.emoji = state.emojis[i];
     });
     this.links = [];
@@ -224,6 +252,7 @@ export class TownView {
       if (r.start && now - r.start < MOVE_MS) moving = true;
       return [(p[0] + 0.5) * t, (p[1] + 0.5) * t];
     });
+    fanOut(where, radius);
     // Conversations in progress: a link between the speakers.
     g.strokeStyle = "#d0402b";
     g.lineWidth = Math.max(2, t / 4);
@@ -245,7 +274,7 @@ export class TownView {
       const [x, y] = where[i];
       g.beginPath();
       g.arc(x, y, radius, 0, Math.PI * 2);
-      g.fillStyle = i === this.selected ? "#f2c14e" : "#2f6f4f";
+      g.fillStyle = i === this.selected ? "#f2c14e" : r.colour;
       g.fill();
       g.strokeStyle = "#fff";
       g.stroke();
