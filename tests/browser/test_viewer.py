@@ -412,3 +412,45 @@ def test_two_residents_on_one_tile_are_both_seen_and_clicked(
         page.locator("#map").click(position={"x": x, "y": y})
         expect(page.locator("#resident-body h2")).to_contain_text(name)
     artifact(page, "viewer-shared-tile")
+
+
+def test_follow_keeps_the_resident_in_view_while_it_walks(
+    live_server: LiveServer, page: Page, user: User, login: Login
+) -> None:
+    simulation = _simulation(user, steps=40)
+    # The one who walks farthest over the run.
+    start, end = _tiles_at(simulation, 0), _tiles_at(simulation, 40)
+    walker = max(start, key=lambda n: abs(start[n][0] - end[n][0]) + abs(start[n][1] - end[n][1]))
+    assert start[walker] != end[walker]
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    for _ in range(5):  # close in: the map overflows its box, and the camera must move
+        page.click("#zoom-in")
+    i = _drawn(page)["names"].index(walker)
+    page.evaluate(f"() => window.smallvilleViewer.select({i})")
+    expect(page.locator("#resident-body h2")).to_contain_text(walker)
+    page.click("#follow")
+    expect(page.locator("#follow")).to_have_attribute("aria-pressed", "true")
+    seen = set()
+    for step in [*range(0, 41, 4), 40, 0]:
+        page.evaluate(
+            "(step) => { const s = document.getElementById('slider'); s.value = String(step);"
+            " s.dispatchEvent(new Event('input')); }",
+            step,
+        )
+        page.wait_for_function(f"window.smallvilleViewer.shownStep === {step}")
+        view = page.evaluate(
+            """(i) => {
+              const v = window.smallvilleViewer, w = document.getElementById("map-wrap");
+              const t = v.town.tile;
+              return {x: (v.state.tiles[2 * i] + 0.5) * t, y: (v.state.tiles[2 * i + 1] + 0.5) * t,
+                      left: w.scrollLeft, top: w.scrollTop, width: w.clientWidth,
+                      height: w.clientHeight, overflows: w.scrollWidth > w.clientWidth};
+            }""",
+            i,
+        )
+        assert view["overflows"]
+        assert view["left"] <= view["x"] <= view["left"] + view["width"], (step, view)
+        assert view["top"] <= view["y"] <= view["top"] + view["height"], (step, view)
+        seen.add((view["left"], view["top"]))
+    assert len(seen) > 1, "the camera never moved"

@@ -6,7 +6,7 @@
 import { getJSON, postJSON, itemsOf } from "./api.js";
 import { EMOJI_FONT, TownView, residentColour } from "./town.js";
 import { ResidentPanel, TownPanel } from "./panels.js";
-import { showSpend } from "./spend.js";
+import { readSpend, showEstimate } from "./spend.js";
 import { Evaluations, wireFork } from "./work.js";
 
 const root = document.getElementById("viewer");
@@ -155,6 +155,15 @@ class Viewer {
     this.showClock(step);
     this.townPanel.showConversations(state);
     if (this.selected >= 0) this.residentPanel.showState(state, this.selected);
+    this.follow();
+  }
+
+  // The followed resident (Follow in its panel) kept in view, live and in replay.
+  follow() {
+    const i = this.followed ? (this.index.get(this.followed) ?? -1) : -1;
+    if (i >= 0 && this.state) {
+      this.town.keepInView($("map-wrap"), this.state.tiles[2 * i], this.state.tiles[2 * i + 1]);
+    }
   }
 
   showClock(step) {
@@ -177,39 +186,14 @@ class Viewer {
     $("resume").disabled = !["paused", "failed", "budget_exhausted"].includes(simulation.status);
   }
 
-  // The ledger's summary: the spend panel, and the offline note (which follows the calls
-  // made where there are any, else the server's backend).
+  // The ledger's summary: the spend panel and the offline note (spend.js).
   async spend() {
     this.spentAt = Date.now();
-    let offline = root.dataset.serverBackend === "offline";
-    try {
-      const summary = await getJSON(`${API}/model-calls/summary/`);
-      if (summary.by_model && summary.by_model.length) {
-        offline = summary.by_model.some((m) => m.backend === "offline");
-      }
-      showSpend(summary);
-    } catch (error) {
-      /* the panel keeps its last reading */
-    }
-    $("offline-note").hidden = !offline;
+    await readSpend(API, root.dataset.serverBackend === "offline");
   }
 
-  // What the steps in the box will cost, from GET estimate/ (kept to one line).
   async estimate() {
-    const s = this.simulation;
-    const steps = Number($("run-steps").value);
-    if (!s || !(steps > 0)) return;
-    const hours = (steps * s.sec_per_step) / 3600;
-    try {
-      const e = await getJSON(`${API}/estimate/?hours=${hours}`);
-      const range = (r) => `${Math.round(r.expected)} (${Math.round(r.low)}-${Math.round(r.high)})`;
-      const money = Number(e.cost.expected) > 0 ? `, ${e.cost.expected}` : "";
-      const basis = e.basis === "ledger" ? `${e.runs.length} earlier run(s)` : "the default table";
-      $("estimate").textContent = `≈ ${range(e.calls)} calls, ${range(e.tokens)} tokens${money}`;
-      $("estimate").title = `estimate from ${basis}; range over them`;
-    } catch (error) {
-      $("estimate").textContent = "";
-    }
+    await showEstimate(API, this.simulation, Number($("run-steps").value));
   }
 
   wire() {
@@ -225,19 +209,32 @@ class Viewer {
       const i = this.town.residentAt(event.clientX - box.left, event.clientY - box.top);
       if (i >= 0) this.select(i);
     });
-    $("zoom-in").addEventListener("click", () => this.town.setScale(this.town.tile * ZOOM));
-    $("zoom-out").addEventListener("click", () => this.town.setScale(this.town.tile / ZOOM));
+    $("zoom-in").addEventListener("click", () => this.zoom(ZOOM));
+    $("zoom-out").addEventListener("click", () => this.zoom(1 / ZOOM));
+    $("follow").addEventListener("click", () => {
+      const name = this.residents[this.selected].name;
+      this.followed = this.followed === name ? null : name;
+      $("follow").setAttribute("aria-pressed", String(this.followed === name));
+      this.follow();
+    });
     $("run").addEventListener("click", () => this.control("run", { steps: Number($("run-steps").value) }));
     $("run-steps").addEventListener("change", () => this.estimate());
     $("pause").addEventListener("click", () => this.control("pause"));
     $("resume").addEventListener("click", () => this.control("resume"));
   }
 
+  zoom(factor) {
+    this.town.setScale(this.town.tile * factor);
+    this.follow();
+  }
+
   select(i) {
     this.selected = i;
     this.town.selected = i;
     this.town.request();
-    if (i >= 0) this.residentPanel.open(this.residents[i], this.state, i);
+    if (i < 0) return;
+    $("follow").setAttribute("aria-pressed", String(this.followed === this.residents[i].name));
+    this.residentPanel.open(this.residents[i], this.state, i);
   }
 
   async scrub(step) {

@@ -1,8 +1,9 @@
-// The spend panel: what the run's model calls cost so far, in total, per task and per
-// resident, from GET model-calls/summary/ (tokens at the profiles' prices; the offline
-// stand-in and the local model cost nothing, so there the calls and tokens are the spend).
+// What a run costs: the spend panel (its model calls so far, in total, per task and per
+// resident, from GET model-calls/summary/: tokens at the profiles' prices; the offline
+// stand-in and the local model cost nothing, so there the calls and tokens are the spend),
+// the offline note, and the estimate beside Run (GET estimate/).
 
-import { el } from "./api.js";
+import { el, getJSON } from "./api.js";
 
 const ROWS = 8; // the costliest tasks and residents; the rest summed in one row
 
@@ -63,7 +64,40 @@ function table(caption, rows, name) {
   );
 }
 
-export function showSpend(summary) {
+// The summary read again: the panel, and the offline note (the calls made say which
+// backend answered where there are any, else `serverOffline`, the server's backend).
+export async function readSpend(api, serverOffline) {
+  let offline = serverOffline;
+  try {
+    const summary = await getJSON(`${api}/model-calls/summary/`);
+    if (summary.by_model && summary.by_model.length) {
+      offline = summary.by_model.some((m) => m.backend === "offline");
+    }
+    showSpend(summary);
+  } catch (error) {
+    /* the panel keeps its last reading */
+  }
+  document.getElementById("offline-note").hidden = !offline;
+}
+
+// What `steps` more steps of `simulation` will cost, beside Run (kept to one line).
+export async function showEstimate(api, simulation, steps) {
+  const box = document.getElementById("estimate");
+  if (!simulation || !(steps > 0)) return;
+  const hours = (steps * simulation.sec_per_step) / 3600;
+  try {
+    const e = await getJSON(`${api}/estimate/?hours=${hours}`);
+    const range = (r) => `${Math.round(r.expected)} (${Math.round(r.low)}-${Math.round(r.high)})`;
+    const money = Number(e.cost.expected) > 0 ? `, ${e.cost.expected}` : "";
+    const basis = e.basis === "ledger" ? `${e.runs.length} earlier run(s)` : "the default table";
+    box.textContent = `≈ ${range(e.calls)} calls, ${range(e.tokens)} tokens${money}`;
+    box.title = `estimate from ${basis}; range over them`;
+  } catch (error) {
+    box.textContent = "";
+  }
+}
+
+function showSpend(summary) {
   const t = summary.totals;
   const b = summary.budget;
   const limits = [];

@@ -106,6 +106,21 @@ export class TownView {
     this.request();
   }
 
+  // Scroll `wrap` (the map's scrolling container) so tile (x, y) stays in its middle
+  // three fifths: the camera of a followed resident, moved only when it nears an edge.
+  keepInView(wrap, x, y) {
+    const px = (x + 0.5) * this.tile;
+    const py = (y + 0.5) * this.tile;
+    const mx = wrap.clientWidth / 5;
+    const my = wrap.clientHeight / 5;
+    if (px < wrap.scrollLeft + mx || px > wrap.scrollLeft + wrap.clientWidth - mx) {
+      wrap.scrollLeft = px - wrap.clientWidth / 2;
+    }
+    if (py < wrap.scrollTop + my || py > wrap.scrollTop + wrap.clientHeight - my) {
+      wrap.scrollTop = py - wrap.clientHeight / 2;
+    }
+  }
+
   get fitted() {
     return Math.abs(this.tile - this.fitTile) < 1e-6;
   }
