@@ -454,3 +454,48 @@ def test_follow_keeps_the_resident_in_view_while_it_walks(
         assert view["top"] <= view["y"] <= view["top"] + view["height"], (step, view)
         seen.add((view["left"], view["top"]))
     assert len(seen) > 1, "the camera never moved"
+
+
+def test_in_replay_the_town_panel_shows_the_replayed_step(
+    live_server: LiveServer, page: Page, user: User, login: Login
+) -> None:
+    simulation = _simulation(user, steps=10)
+    piano = "the Ville:Hobbs Cafe:cafe:piano"
+    for step, drafts in (
+        (11, [object_state(address=piano, state="being played by a stranger")]),
+        (12, []),
+        (13, [object_state(address=piano, state="idle")]),
+        (14, []),
+    ):
+        stepped = EventDraft(kind=SIMULATION_STEPPED, payload={"step": step})
+        events_append(simulation=simulation, drafts=[*drafts, stepped], step=step)
+    Simulation.objects.filter(pk=simulation.pk).update(step=14)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    expect(page.locator("#objects")).to_have_text("all idle")  # live: step 14
+
+    def scrub(step: int) -> None:
+        page.evaluate(
+            "(step) => { const s = document.getElementById('slider'); s.value = String(step);"
+            " s.dispatchEvent(new Event('input')); }",
+            step,
+        )
+        page.wait_for_function(f"window.smallvilleViewer.shownStep === {step}")
+
+    scrub(12)
+    expect(page.locator("#objects")).to_have_text("cafe: piano being played by a stranger")
+    replayed = page.locator("#feed-replay li")
+    expect(replayed.first).to_be_visible()
+    assert page.locator("#feed").is_hidden()
+    steps = [int(s) for s in replayed.evaluate_all("items => items.map(i => i.dataset.step)")]
+    assert max(steps) == 12 and 11 in steps, steps
+    scrub(5)
+    expect(page.locator("#objects")).to_have_text("all idle")
+    page.wait_for_function(
+        "[...document.querySelectorAll('#feed-replay li')].every(i => +i.dataset.step <= 5)"
+    )
+    page.click("#live")
+    page.wait_for_function(
+        "!document.getElementById('feed').hidden && document.getElementById('feed-replay').hidden"
+    )
+    expect(page.locator("#objects")).to_have_text("all idle")

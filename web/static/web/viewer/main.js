@@ -154,6 +154,7 @@ class Viewer {
     root.dataset.mode = this.following ? "live" : "replay";
     this.showClock(step);
     this.townPanel.showConversations(state);
+    this.townPanel.showStep(step, this.following);
     if (this.selected >= 0) this.residentPanel.showState(state, this.selected);
     this.follow();
   }

@@ -5,6 +5,18 @@
 import { el, getJSON, itemsOf, postJSON } from "./api.js";
 
 const FEED_MAX = 300;
+const REPLAY_STEPS = 30; // in replay, the feed shows the events of this many steps up to the one shown
+
+// Every page of a list (following `next`).
+async function allPages(url, params) {
+  const items = [];
+  let page = await getJSON(url, params);
+  for (;;) {
+    items.push(...itemsOf(page));
+    if (!page.next) return items;
+    page = await getJSON(page.next);
+  }
+}
 
 function time(iso) {
   return iso ? iso.slice(11, 16) : "";
@@ -39,9 +51,14 @@ export class TownPanel {
 
   feed(event) {
     const list = document.getElementById("feed");
-    const item = el(
+    list.prepend(this.item(event));
+    while (list.children.length > FEED_MAX) list.lastChild.remove();
+  }
+
+  item(event) {
+    return el(
       "li",
-      { class: `feed-${event.kind.replace(".", "-")}`, "data-kind": event.kind },
+      { class: `feed-${event.kind.replace(".", "-")}`, "data-kind": event.kind, "data-step": String(event.step) },
       el("span", { class: "when" }, `${event.step} · ${time(event.sim_time)}`),
       " ",
       event.agent ? el("strong", {}, event.agent) : null,
@@ -50,21 +67,56 @@ export class TownPanel {
       " ",
       eventText(event),
     );
-    list.prepend(item);
-    while (list.children.length > FEED_MAX) list.lastChild.remove();
+  }
+
+  // The panel at a replayed step: the events of the steps up to it and the objects'
+  // states then, read from the log; back to live, the live feed and objects return.
+  async showStep(step, live) {
+    const feed = document.getElementById("feed");
+    const past = document.getElementById("feed-replay");
+    if (live) {
+      if (this.replaying) {
+        this.replaying = false;
+        feed.hidden = false;
+        past.hidden = true;
+        this.refreshObjects();
+      }
+      return;
+    }
+    this.replaying = true;
+    const asked = (this.asked = (this.asked || 0) + 1);
+    try {
+      const [recent, states] = await Promise.all([
+        getJSON(`${this.api}/events/`, { step_min: Math.max(0, step - REPLAY_STEPS), step_max: step, page_size: 1000 }),
+        allPages(`${this.api}/events/`, { kind: "object.state", step_max: step, page_size: 1000 }),
+      ]);
+      if (asked !== this.asked || !this.replaying) return; // scrubbed on meanwhile
+      const shown = itemsOf(recent).filter((e) => e.kind !== "agent.moved").reverse().slice(0, FEED_MAX);
+      past.replaceChildren(...shown.map((e) => this.item(e)));
+      feed.hidden = true;
+      past.hidden = false;
+      const last = new Map(states.map((e) => [e.payload.address, e.payload.state]));
+      this.showObjects([...last].filter(([, state]) => state && state !== "idle").map(([address, state]) => ({ address, state })));
+    } catch (error) {
+      /* kept as it was; the next step shown tries again */
+    }
   }
 
   async refreshObjects() {
+    if (this.replaying) return; // the replayed step's objects are shown
     try {
-      const objects = itemsOf(await getJSON(`${this.api}/objects/`));
-      const list = document.getElementById("objects");
-      list.replaceChildren(
-        ...objects.map((o) => el("li", {}, el("strong", {}, o.address.split(":").slice(-2).join(": ")), ` ${o.state}`)),
-      );
-      if (!objects.length) list.append(el("li", { class: "muted" }, "all idle"));
+      this.showObjects(itemsOf(await getJSON(`${this.api}/objects/`)));
     } catch (error) {
       /* kept as it was; the next refresh tries again */
     }
+  }
+
+  showObjects(objects) {
+    const list = document.getElementById("objects");
+    list.replaceChildren(
+      ...objects.map((o) => el("li", {}, el("strong", {}, o.address.split(":").slice(-2).join(": ")), ` ${o.state}`)),
+    );
+    if (!objects.length) list.append(el("li", { class: "muted" }, "all idle"));
   }
 
   showConversations(state) {
