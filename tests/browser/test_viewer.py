@@ -499,3 +499,36 @@ def test_in_replay_the_town_panel_shows_the_replayed_step(
         "!document.getElementById('feed').hidden && document.getElementById('feed-replay').hidden"
     )
     expect(page.locator("#objects")).to_have_text("all idle")
+
+
+def test_a_conversation_earlier_is_a_click_away_in_time(
+    live_server: LiveServer, page: Page, user: User, login: Login
+) -> None:
+    simulation = _simulation(user, steps=4)
+    names = sorted(simulation.agents.values_list("name", flat=True))[:2]
+    talk = conversation_held(
+        agent=names[0],
+        participants=names,
+        lines=[{"speaker": names[0], "text": "The ferry is late again."}],
+        summary="they talk about the late ferry",
+        address="",
+    )
+    for step, drafts in ((5, [talk]), (6, []), (7, []), (8, [])):
+        stepped = EventDraft(kind=SIMULATION_STEPPED, payload={"step": step})
+        events_append(simulation=simulation, drafts=[*drafts, stepped], step=step)
+    Simulation.objects.filter(pk=simulation.pk).update(step=8)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    link = page.locator("#talks a")
+    expect(link).to_have_count(1)
+    expect(link).to_contain_text(f"{names[0]} ↔ {names[1]}")
+    expect(page.locator("#talks")).to_contain_text("the late ferry")
+    link.click()
+    page.wait_for_function("window.smallvilleViewer.shownStep === 5")
+    assert page.evaluate("document.getElementById('viewer').dataset.mode") == "replay"
+    # Before it was held, it is not listed.
+    page.evaluate(
+        "() => { const s = document.getElementById('slider'); s.value = '3';"
+        " s.dispatchEvent(new Event('input')); }"
+    )
+    expect(page.locator("#talks")).to_contain_text("none yet")

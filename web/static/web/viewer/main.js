@@ -86,7 +86,7 @@ class Viewer {
     this.emojiFont = this.loadEmojiFont();
     const first = await this.chunk(simulation.step);
     this.lastStep = simulation.step;
-    this.townPanel = new TownPanel(API, first.residents);
+    this.townPanel = new TownPanel(API, first.residents, (step) => this.scrub(step));
     this.meet(first);
     this.residentPanel = new ResidentPanel(API, (i) => this.select(i));
     this.show(this.live, simulation.step, false);
@@ -155,6 +155,7 @@ class Viewer {
     this.showClock(step);
     this.townPanel.showConversations(state);
     this.townPanel.showStep(step, this.following);
+    if (!this.following || step % 6 === 0 || this.townPanel.talksAt === undefined) this.townPanel.showTalks(step);
     if (this.selected >= 0) this.residentPanel.showState(state, this.selected);
     this.follow();
   }

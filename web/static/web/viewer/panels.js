@@ -5,6 +5,7 @@
 import { el, getJSON, itemsOf, postJSON } from "./api.js";
 
 const FEED_MAX = 300;
+const TALKS = 12; // conversations listed up to the step shown
 const REPLAY_STEPS = 30; // in replay, the feed shows the events of this many steps up to the one shown
 
 // Every page of a list (following `next`).
@@ -43,10 +44,39 @@ function eventText(event) {
 }
 
 export class TownPanel {
-  constructor(api, residents) {
+  constructor(api, residents, jump) {
     this.api = api;
     this.residents = residents;
+    this.jump = jump; // to a step: the viewer shows it
     this.refreshObjects();
+  }
+
+  // The latest conversations held up to `step`, each a link to the step it began at.
+  async showTalks(step) {
+    if (step === this.talksAt) return;
+    this.talksAt = step;
+    try {
+      const url = `${this.api}/conversations/`;
+      const { count } = await getJSON(url, { step_max: step, limit: 1 });
+      const page = await getJSON(url, { step_max: step, limit: TALKS, offset: Math.max(0, count - TALKS) });
+      if (this.talksAt !== step) return; // shown another step meanwhile
+      const list = document.getElementById("talks");
+      list.replaceChildren(
+        ...itemsOf(page)
+          .reverse()
+          .map((c) => {
+            const link = el("a", { href: "#", "data-step": String(c.step) }, `${time(c.started)} ${c.participants.join(" ↔ ")}`);
+            link.addEventListener("click", (event) => {
+              event.preventDefault();
+              this.jump(c.step);
+            });
+            return el("li", {}, link, el("span", { class: "muted" }, ` ${c.summary}`));
+          }),
+      );
+      if (!list.children.length) list.append(el("li", { class: "muted" }, "none yet"));
+    } catch (error) {
+      /* kept as it was; the next step shown tries again */
+    }
   }
 
   feed(event) {
