@@ -1,165 +1,22 @@
 """The client: simulations (create, run, wait, stream, fork), talking to residents
-(interview, whisper), evaluations, and the authoring calls (bases, scenarios, residents
-arriving and leaving). Each call is one request of the REST API (docs/api.md)."""
+(interview, whisper), evaluations, and the authoring calls (authoring.py). Each call is one
+request of the REST API (docs/api.md)."""
 
 from __future__ import annotations
 
-import builtins
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar, cast
-from urllib.parse import quote, urlsplit
 
+from .authoring import Bases, Residents, Scenarios
 from .errors import WaitTimeout
+from .helpers import SimulationRef, given, iso, pages, simulation_path
 from .stream import EventStream
-from .transport import Params, Transport
-from .types import (
-    Base,
-    Evaluation,
-    Event,
-    Interview,
-    Json,
-    Progress,
-    Resident,
-    Scenario,
-    Simulation,
-    Whisper,
-)
+from .transport import Transport
+from .types import Evaluation, Event, Interview, Json, Progress, Simulation, Whisper
 
 T = TypeVar("T")
-SimulationRef = int | Mapping[str, Any]  # an id, or a simulation as the API returned it
-
-
-def _id(simulation: SimulationRef) -> int:
-    return int(simulation if isinstance(simulation, int) else simulation["id"])
-
-
-def _name(resident: str) -> str:
-    """A resident's name (or id) as one path segment: spaces and slashes quoted."""
-    return quote(resident, safe="")
-
-
-def _time(value: datetime | str) -> str:
-    return value.isoformat() if isinstance(value, datetime) else value
-
-
-def _set(body: Json, **fields: Any) -> Json:
-    """The body with the fields that were given (None: the server's default)."""
-    return {**body, **{k: v for k, v in fields.items() if v is not None}}
-
-
-def _pages(transport: Transport, path: str, params: Params | None = None) -> Iterator[Any]:
-    """Every item of a paged list (limit/offset or cursor), following `next`."""
-    page = transport.request("GET", path, params=params)
-    while True:
-        yield from page["results"]
-        if not page.get("next"):
-            return
-        parts = urlsplit(page["next"])  # the server's own URL: keep its path and query
-        path = parts.path.removeprefix(transport.prefix)
-        page = transport.request("GET", f"{path}?{parts.query}")
-
-
-class _Section:
-    def __init__(self, transport: Transport) -> None:
-        self._http = transport
-
-
-class Bases(_Section):
-    """Bases (docs/authoring.md): yours, and the shipped ones (read-only; copy one to
-    change it)."""
-
-    def list(self) -> builtins.list[Base]:
-        return list(_pages(self._http, "/api/bases/"))
-
-    def get(self, base: int) -> Base:
-        return cast(Base, self._http.request("GET", f"/api/bases/{base}/"))
-
-    def create(self, document: Mapping[str, Any]) -> Base:
-        """A base from a base file's content (`format`, `name`, `town`, `start_time`,
-        `sec_per_step`, `residents`, `scenarios`): a 400 names the field at fault, e.g.
-        `residents.0.living_area`."""
-        return cast(Base, self._http.request("POST", "/api/bases/", body=dict(document)))
-
-    def update(self, base: int, changes: Mapping[str, Any]) -> Base:
-        """Change some top-level fields (PATCH)."""
-        return cast(Base, self._http.request("PATCH", f"/api/bases/{base}/", body=dict(changes)))
-
-    def copy(self, base: int, name: str = "") -> Base:
-        """A copy of yours (default name: the base's with "(copy)")."""
-        body = {"name": name} if name else {}
-        return cast(Base, self._http.request("POST", f"/api/bases/{base}/copy/", body=body))
-
-    def delete(self, base: int) -> None:
-        self._http.request("DELETE", f"/api/bases/{base}/")
-
-
-class Scenarios(_Section):
-    """Timed interventions of a simulation (docs/authoring.md, Scenarios)."""
-
-    def add(
-        self, simulation: SimulationRef, kind: str, at: datetime | str, **params: Any
-    ) -> Scenario:
-        """At sim time `at`: `whisper` (resident, statement), `announce` (place,
-        statement), `object_state` (address, state), `arrive` (name, identity fields,
-        address or tile, memories), `leave` (resident)."""
-        body = {"kind": kind, "at": _time(at), **params}
-        path = f"/api/simulations/{_id(simulation)}/scenarios/"
-        return cast(Scenario, self._http.request("POST", path, body=body))
-
-    def list(self, simulation: SimulationRef, status: str | None = None) -> builtins.list[Scenario]:
-        path = f"/api/simulations/{_id(simulation)}/scenarios/"
-        return cast(builtins.list[Scenario], self._http.request("GET", path, params={"status": status}))
-
-    def get(self, simulation: SimulationRef, number: int) -> Scenario:
-        path = f"/api/simulations/{_id(simulation)}/scenarios/{number}/"
-        return cast(Scenario, self._http.request("GET", path))
-
-    def cancel(self, simulation: SimulationRef, number: int) -> Scenario:
-        """Cancel a pending one (it stays listed as cancelled); 409 once applied."""
-        path = f"/api/simulations/{_id(simulation)}/scenarios/{number}/"
-        return cast(Scenario, self._http.request("DELETE", path))
-
-
-class Residents(_Section):
-    """A simulation's residents; newcomers arrive and residents leave now (a later
-    arrival or leave is a scenario)."""
-
-    def list(self, simulation: SimulationRef) -> builtins.list[Resident]:
-        return list(_pages(self._http, f"/api/simulations/{_id(simulation)}/residents/"))
-
-    def get(self, simulation: SimulationRef, resident: str) -> Resident:
-        path = f"/api/simulations/{_id(simulation)}/residents/{_name(resident)}/"
-        return cast(Resident, self._http.request("GET", path))
-
-    def arrive(
-        self,
-        simulation: SimulationRef,
-        name: str,
-        *,
-        address: str | None = None,
-        tile: tuple[int, int] | None = None,
-        user_controlled: bool = False,
-        memories: Sequence[str] = (),
-        **identity: Any,
-    ) -> Resident:
-        """A newcomer at `address` (a place of the town) or `tile`, living its own day
-        (or, with `user_controlled`, waiting for go and say); `identity`: age, innate,
-        learned, currently, lifestyle, living_area, daily_plan_requirement, knows."""
-        body = _set(
-            {"name": name, "user_controlled": user_controlled, "memories": list(memories)},
-            address=address,
-            tile=list(tile) if tile else None,
-            **identity,
-        )
-        path = f"/api/simulations/{_id(simulation)}/residents/"
-        return cast(Resident, self._http.request("POST", path, body=body))
-
-    def leave(self, simulation: SimulationRef, resident: str) -> Resident:
-        """The resident leaves the town now (409 if it left already)."""
-        path = f"/api/simulations/{_id(simulation)}/residents/{_name(resident)}/"
-        return cast(Resident, self._http.request("DELETE", path))
 
 
 class Client:
@@ -200,20 +57,20 @@ class Client:
         config: Mapping[str, Any] | None = None,
     ) -> Simulation:
         """A new simulation of a base (its id, or the name of yours or a shipped one)."""
-        body = _set(
+        body = given(
             {"base": base, "name": name},
             seed=seed,
             sec_per_step=sec_per_step,
-            start_time=_time(start_time) if start_time is not None else None,
+            start_time=iso(start_time) if start_time is not None else None,
             config=dict(config) if config is not None else None,
         )
         return cast(Simulation, self.http.request("POST", "/api/simulations/", body=body))
 
     def simulation(self, simulation: SimulationRef) -> Simulation:
-        return cast(Simulation, self.http.request("GET", f"/api/simulations/{_id(simulation)}/"))
+        return cast(Simulation, self.http.request("GET", simulation_path(simulation)))
 
     def simulations(self) -> list[Simulation]:
-        return list(_pages(self.http, "/api/simulations/"))
+        return list(pages(self.http, "/api/simulations/"))
 
     def run(
         self,
@@ -224,7 +81,7 @@ class Client:
     ) -> Progress:
         """Start a run of `steps` steps, or until the sim time `until` (exactly one);
         workers advance it. 409 if it is running already. `wait` follows it to its end."""
-        body = _set({}, steps=steps, until=_time(until) if until is not None else None)
+        body = given({}, steps=steps, until=iso(until) if until is not None else None)
         return self._progress("run", simulation, body)
 
     def pause(self, simulation: SimulationRef) -> Progress:
@@ -234,7 +91,7 @@ class Client:
         return self._progress("resume", simulation, None)
 
     def progress(self, simulation: SimulationRef) -> Progress:
-        path = f"/api/simulations/{_id(simulation)}/progress/"
+        path = simulation_path(simulation, "progress")
         return cast(Progress, self.http.request("GET", path))
 
     def wait(
@@ -247,13 +104,13 @@ class Client:
             lambda progress: progress["status"] != "running",
             timeout,
             poll,
-            f"simulation {_id(simulation)}'s run",
+            f"the run of {simulation_path(simulation)}",
         )
 
     def fork(self, simulation: SimulationRef, *, step: int | None = None, name: str = "") -> Simulation:
         """A new simulation whose log is this one's up to `step` (default: its step)."""
-        path = f"/api/simulations/{_id(simulation)}/fork/"
-        return cast(Simulation, self.http.request("POST", path, body=_set({"name": name}, step=step)))
+        path = simulation_path(simulation, "fork")
+        return cast(Simulation, self.http.request("POST", path, body=given({"name": name}, step=step)))
 
     # --- the event log -------------------------------------------------------------------
 
@@ -277,7 +134,7 @@ class Client:
             "step_max": step_max,
             "page_size": page_size,
         }
-        return _pages(self.http, f"/api/simulations/{_id(simulation)}/events/", params)
+        return pages(self.http, simulation_path(simulation, "events"), params)
 
     def stream(
         self,
@@ -297,7 +154,7 @@ class Client:
         params = {"kinds": ",".join(kinds) or None, "residents": ",".join(residents) or None}
         return EventStream(
             self.http,
-            f"/api/simulations/{_id(simulation)}/stream/",
+            simulation_path(simulation, "stream"),
             params=params,
             after=after,
             read_timeout=read_timeout,
@@ -318,7 +175,7 @@ class Client:
     ) -> Interview:
         """Ask a resident a question as `persona`; it answers as itself, from its memories.
         Pass an answer's `session` to go on with the same interview."""
-        body = _set({"persona": persona, "question": question, "remember": remember}, session=session)
+        body = given({"persona": persona, "question": question, "remember": remember}, session=session)
         return cast(Interview, self.http.request("POST", self._resident(simulation, resident, "interview"), body=body))
 
     def whisper(self, simulation: SimulationRef, resident: str, statement: str) -> Whisper:
@@ -344,21 +201,21 @@ class Client:
         """Start an evaluation (kinds: interviews, diffusion, relationships, coordination,
         hallucination, comparison) at `step` (default: now) and, with `wait`, return it
         once done or failed (WaitTimeout after `timeout` s)."""
-        body = _set(
+        body = given(
             {"kinds": list(kinds)},
             step=step,
             conditions=list(conditions) if conditions is not None else None,
             facts=list(facts) if facts is not None else None,
             events=list(events) if events is not None else None,
         )
-        path = f"/api/simulations/{_id(simulation)}/evaluations/"
+        path = simulation_path(simulation, "evaluations")
         made = cast(Evaluation, self.http.request("POST", path, body=body))
         if not wait:
             return made
         return self.wait_evaluation(simulation, made["number"], timeout=timeout, poll=poll)
 
     def evaluation(self, simulation: SimulationRef, number: int) -> Evaluation:
-        path = f"/api/simulations/{_id(simulation)}/evaluations/{number}/"
+        path = simulation_path(simulation, "evaluations", number)
         return cast(Evaluation, self.http.request("GET", path))
 
     def wait_evaluation(
@@ -375,11 +232,11 @@ class Client:
     # --- helpers -------------------------------------------------------------------------
 
     def _progress(self, action: str, simulation: SimulationRef, body: Json | None) -> Progress:
-        path = f"/api/simulations/{_id(simulation)}/{action}/"
+        path = simulation_path(simulation, action)
         return cast(Progress, self.http.request("POST", path, body=body))
 
     def _resident(self, simulation: SimulationRef, resident: str, action: str) -> str:
-        return f"/api/simulations/{_id(simulation)}/residents/{_name(resident)}/{action}/"
+        return simulation_path(simulation, "residents", resident, action)
 
 
 def _until(

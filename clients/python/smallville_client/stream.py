@@ -48,6 +48,8 @@ class EventStream(Iterator[Event]):
         self._refusals = 0  # 429 and 503 answers in a row
         self._conn: http.client.HTTPConnection | None = None
         self._response: http.client.HTTPResponse | None = None
+        # The socket itself: the connection lets go of it once the answer is read from it.
+        self._sock: socket.socket | None = None
         self._opened = False
         self._closed = False
 
@@ -70,10 +72,9 @@ class EventStream(Iterator[Event]):
     def close(self) -> None:
         """Stop: the connection is closed (a read blocked in another thread ends)."""
         self._closed = True
-        conn = self._conn
-        if conn is not None and conn.sock is not None:
+        if self._sock is not None:
             with contextlib.suppress(OSError):  # closed already
-                conn.sock.shutdown(socket.SHUT_RDWR)
+                self._sock.shutdown(socket.SHUT_RDWR)
         if self._response is None:
             self._drop()
 
@@ -95,15 +96,19 @@ class EventStream(Iterator[Event]):
             extra["Last-Event-ID"] = str(self.last_event_id)
         conn = self.transport.connection(timeout=self.read_timeout)
         try:
+            conn.connect()
+            self._sock = conn.sock
             conn.request("GET", self.target, headers=self.transport.headers(extra))
             response = conn.getresponse()
         except (OSError, http.client.HTTPException) as exc:
             conn.close()
+            self._sock = None
             self._failed(f"connecting: {exc!r}")
             return False
         if response.status != 200:
             raw = response.read()
             conn.close()
+            self._sock = None
             self._refusals += 1
             headers = {k.lower(): v for k, v in response.getheaders()}
             self.transport.retry_or_raise(response.status, headers, raw, self._refusals)
@@ -157,4 +162,4 @@ class EventStream(Iterator[Event]):
     def _drop(self) -> None:
         if self._conn is not None:
             self._conn.close()
-        self._conn, self._response = None, None
+        self._conn, self._response, self._sock = None, None, None
