@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from smallville_client import (
     BadRequest,
+    Base,
     Client,
     Conflict,
     Event,
@@ -25,7 +26,9 @@ from agents.models import Interview, Scenario
 from tests.clients import token_of, url_of
 from tests.factories import N3
 from tests.production_server import ProductionServer
-from world.models import Agent, Base, Event as EventRow, Simulation
+from world.models import Agent, Simulation
+from world.models import Base as BaseRow
+from world.models import Event as EventRow
 
 MINIMAL = {"cognition": "minimal"}  # walking only: these tests drive the client, not minds
 
@@ -118,9 +121,12 @@ def test_interview_whisper_fork_and_evaluate(client: Client) -> None:
     assert bad.value.fields == ["step"] and "beyond the simulation's step 6" in bad.value.message
 
 
-def _document(base: dict[str, Any], name: str) -> dict[str, Any]:
-    fields = ("format", "town", "start_time", "sec_per_step", "residents", "scenarios")
-    return {**{k: base[k] for k in fields}, "name": name, "description": "made by the client"}
+def _document(base: Base, name: str) -> dict[str, Any]:
+    """A base file's content: the base's, under another name."""
+    made: dict[str, Any] = {**base, "name": name, "description": "made by the client"}
+    for read_only in ("id", "shipped", "owner", "created_at", "updated_at"):
+        del made[read_only]
+    return made
 
 
 def test_bases_scenarios_and_residents_are_authored(client: Client, user: User) -> None:
@@ -142,7 +148,7 @@ def test_bases_scenarios_and_residents_are_authored(client: Client, user: User) 
     client.bases.delete(made["id"])
     with pytest.raises(NotFound):
         client.bases.get(made["id"])
-    assert not Base.objects.filter(pk=made["id"]).exists()
+    assert not BaseRow.objects.filter(pk=made["id"]).exists()
 
     simulation = client.create_simulation(copy["id"], config=MINIMAL)
     at = datetime.fromisoformat(simulation["sim_time"]) + timedelta(hours=2)

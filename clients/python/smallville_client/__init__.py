@@ -10,7 +10,8 @@
 
 The guide: docs/integration.md, "The Python client"."""
 
-from .client import Bases, Client, Residents, Scenarios
+from .authoring import Bases, Residents, Scenarios
+from .client import Client
 from .errors import (
     ApiError,
     BadRequest,

@@ -62,7 +62,9 @@ class Scenarios(_Section):
 
     def list(self, simulation: SimulationRef, status: str | None = None) -> builtins.list[Scenario]:
         path = simulation_path(simulation, "scenarios")
-        return cast(builtins.list[Scenario], self._http.request("GET", path, params={"status": status}))
+        return cast(
+            builtins.list[Scenario], self._http.request("GET", path, params={"status": status})
+        )
 
     def get(self, simulation: SimulationRef, number: int) -> Scenario:
         path = simulation_path(simulation, "scenarios", number)

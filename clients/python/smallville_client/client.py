@@ -38,7 +38,11 @@ class Client:
         max_retry_wait: float = 60.0,
     ) -> None:
         self.http = Transport(
-            base_url, token, timeout=timeout, max_attempts=max_attempts, max_retry_wait=max_retry_wait
+            base_url,
+            token,
+            timeout=timeout,
+            max_attempts=max_attempts,
+            max_retry_wait=max_retry_wait,
         )
         self.bases = Bases(self.http)
         self.scenarios = Scenarios(self.http)
@@ -107,10 +111,14 @@ class Client:
             f"the run of {simulation_path(simulation)}",
         )
 
-    def fork(self, simulation: SimulationRef, *, step: int | None = None, name: str = "") -> Simulation:
+    def fork(
+        self, simulation: SimulationRef, *, step: int | None = None, name: str = ""
+    ) -> Simulation:
         """A new simulation whose log is this one's up to `step` (default: its step)."""
         path = simulation_path(simulation, "fork")
-        return cast(Simulation, self.http.request("POST", path, body=given({"name": name}, step=step)))
+        return cast(
+            Simulation, self.http.request("POST", path, body=given({"name": name}, step=step))
+        )
 
     # --- the event log -------------------------------------------------------------------
 
@@ -175,8 +183,13 @@ class Client:
     ) -> Interview:
         """Ask a resident a question as `persona`; it answers as itself, from its memories.
         Pass an answer's `session` to go on with the same interview."""
-        body = given({"persona": persona, "question": question, "remember": remember}, session=session)
-        return cast(Interview, self.http.request("POST", self._resident(simulation, resident, "interview"), body=body))
+        body = given(
+            {"persona": persona, "question": question, "remember": remember}, session=session
+        )
+        return cast(
+            Interview,
+            self.http.request("POST", self._resident(simulation, resident, "interview"), body=body),
+        )
 
     def whisper(self, simulation: SimulationRef, resident: str, statement: str) -> Whisper:
         """The inner voice: the statement becomes the resident's thought, and it re-plans."""

@@ -73,9 +73,7 @@ class Transport:
         self.sleep = sleep
 
     def connection(self, timeout: float | None = None) -> http.client.HTTPConnection:
-        kind = (
-            http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
-        )
+        kind = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
         return kind(self.host, self.port, timeout=self.timeout if timeout is None else timeout)
 
     def headers(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -102,7 +100,7 @@ class Transport:
         """The answer's JSON (None for an empty one), or the API's error raised."""
         data = None if body is None else json.dumps(body).encode()
         extra = {"Content-Type": "application/json"} if data is not None else {}
-        status, headers, raw = self.send(
+        _, _, raw = self.send(
             method, self.target(path, params), data=data, headers=self.headers(extra)
         )
         return json.loads(raw) if raw else None
@@ -151,4 +149,3 @@ class Transport:
             return response.status, {k.lower(): v for k, v in response.getheaders()}, raw
         finally:
             conn.close()
-

@@ -33,7 +33,6 @@ from tests.runtime.workers import celery_worker, wait_for
 from world.models import Simulation, SimulationStatus
 
 
-
 @pytest.fixture(autouse=True)
 def private_urls_allowed(settings: Any) -> None:
     settings.SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE = True

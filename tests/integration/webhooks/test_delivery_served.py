@@ -53,12 +53,18 @@ def test_a_run_started_over_rest_is_delivered_signed_and_retried_after_two_500s(
     token = api_token_create(user=user, name="lab").key
     receiver.answers = [500, 500]
     events = ["run.finished", "run.failed"]
-    status, hook = _call(served, "POST", "/api/webhooks/", token, {"url": receiver.url, "events": events})
+    status, hook = _call(
+        served, "POST", "/api/webhooks/", token, {"url": receiver.url, "events": events}
+    )
     assert status == 201, hook
     config = {"cognition": "minimal"}
-    status, simulation = _call(served, "POST", "/api/simulations/", token, {"base": N3, "config": config})
+    status, simulation = _call(
+        served, "POST", "/api/simulations/", token, {"base": N3, "config": config}
+    )
     assert status == 201, simulation
-    status, progress = _call(served, "POST", f"/api/simulations/{simulation['id']}/run/", token, {"steps": 2})
+    status, progress = _call(
+        served, "POST", f"/api/simulations/{simulation['id']}/run/", token, {"steps": 2}
+    )
     assert status == 200 and progress["status"] == "running", progress
 
     wait_for(lambda: len(receiver.got()) >= 3, 120, "the third attempt")
@@ -77,7 +83,11 @@ def test_a_run_started_over_rest_is_delivered_signed_and_retried_after_two_500s(
     got = receiver.got()
     assert [r.answered for r in got] == [500, 500, 200]
     assert_attempts_of_one_delivery(
-        got, secret=hook["secret"], event="run.finished", delivery_id=delivery["id"], backoff=BACKOFF
+        got,
+        secret=hook["secret"],
+        event="run.finished",
+        delivery_id=delivery["id"],
+        backoff=BACKOFF,
     )
     body = json.loads(got[0].body)
     assert (body["id"], body["event"]) == (delivery["id"], "run.finished")
