@@ -90,6 +90,9 @@ def test_a_run_is_followed_live_through_a_server_restart_and_waited_for(
     with client.stream(simulation, after=near_end, kinds=["simulation.stepped"]) as tail:
         last = next(tail)
     assert last["kind"] == "simulation.stepped" and last["seq"] > near_end
+    klaus = [e for e in received if e["agent"] == "Klaus Mueller" and e["kind"] == "agent.created"]
+    with client.stream(simulation, kinds=["agent.created"], residents=["Klaus Mueller"]) as one:
+        assert next(one) == klaus[0]
 
 
 def test_interview_whisper_fork_and_evaluate(client: Client) -> None:
