@@ -54,14 +54,20 @@ def evaluation_create(
     """
     unknown = [k for k in kinds if k not in EvaluationKind.values]
     if unknown or not kinds:
-        raise EvaluationError(f"unknown kinds {unknown}; known: {EvaluationKind.values}")
+        raise EvaluationError(
+            f"unknown kinds {unknown}; known: {EvaluationKind.values}", field="kinds"
+        )
     known_conditions = [*Condition.values, HUMAN]
     unknown = [c for c in conditions if c not in known_conditions]
     if unknown:
-        raise EvaluationError(f"unknown conditions {unknown}; known: {known_conditions}")
+        raise EvaluationError(
+            f"unknown conditions {unknown}; known: {known_conditions}", field="conditions"
+        )
     at = simulation.step if step is None else step
     if not 0 <= at <= simulation.step:
-        raise EvaluationError(f"step {at} is beyond the simulation's step {simulation.step}")
+        raise EvaluationError(
+            f"step {at} is beyond the simulation's step {simulation.step}", field="step"
+        )
     try:
         named = measures_resolve(simulation, facts, events)
     except MeasureError as exc:
@@ -74,7 +80,7 @@ def evaluation_create(
     if humans and HUMAN not in conditions:
         conditions = [*conditions, HUMAN]
     if HUMAN in conditions and not humans:
-        raise EvaluationError("the condition human needs human_answers")
+        raise EvaluationError("the condition human needs human_answers", field="conditions")
     for _attempt in range(3):  # two requests may take the same number; the constraint says
         try:
             with transaction.atomic():
@@ -106,26 +112,31 @@ def _human_answers(
     """The rows of uploaded human answers; EvaluationError naming the first bad entry."""
     shape = 'human_answers must be {"<resident name>": {"<question 1-25>": "<answer>"}}'
     if not isinstance(answers, Mapping) or not answers:
-        raise EvaluationError(f"{shape}, with at least one resident")
+        raise EvaluationError(f"{shape}, with at least one resident", field="human_answers")
     agents = {a.name: a for a in simulation.agents.all()}
     names = list(agents)
     rows: list[dict[str, object]] = []
     for name, by_number in answers.items():
         if name not in agents:
-            raise EvaluationError(f"human_answers: no resident named {name!r} in the simulation")
+            raise EvaluationError(
+                f"human_answers: no resident named {name!r} in the simulation",
+                field="human_answers",
+            )
         if not isinstance(by_number, Mapping) or not by_number:
-            raise EvaluationError(f"human_answers[{name!r}]: {shape}")
+            raise EvaluationError(f"human_answers[{name!r}]: {shape}", field="human_answers")
         asked = interview_questions(agent=agents[name], residents=names, news=news)
         questions = {q.number: q for q in asked}
         for number, answer in by_number.items():
             if not (isinstance(number, str) and number.isdigit() and 1 <= int(number) <= QUESTIONS):
                 raise EvaluationError(
-                    f"human_answers[{name!r}]: {number!r} is not a question number 1-{QUESTIONS}"
+                    f"human_answers[{name!r}]: {number!r} is not a question number 1-{QUESTIONS}",
+                    field="human_answers",
                 )
             if not isinstance(answer, str) or not answer.strip() or len(answer) > HUMAN_ANSWER_MAX:
                 raise EvaluationError(
                     f"human_answers[{name!r}][{number!r}]: an answer is a non-empty text of at "
-                    f"most {HUMAN_ANSWER_MAX} characters"
+                    f"most {HUMAN_ANSWER_MAX} characters",
+                    field="human_answers",
                 )
             question = questions[int(number)]
             rows.append(

@@ -1,7 +1,8 @@
 """The production server in a test: gunicorn as `make serve` starts it
 (smallville_project/gunicorn_conf.py: 2 processes x 4 threads, a pool of database
 connections per process) on a free port of 127.0.0.1, against the database the test
-names, with a cache key prefix and a task queue of its own."""
+names, with a cache key prefix and a task queue of its own; with `served_with_worker`,
+also the Celery worker `make serve` starts beside it, on that queue."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from typing import Any
 
 from django.db import connection
 
-from runtime.workerproc import ROOT
+from runtime.workerproc import ROOT, WorkerProcess
 from tests.chaos.processes import free_port
+from tests.runtime.workers import celery_worker
 
 COMMAND = [sys.executable, "-m", "gunicorn", "-c", "python:smallville_project.gunicorn_conf"]
 
@@ -119,3 +121,21 @@ def production_server(env: dict[str, str] | None = None) -> Iterator[ProductionS
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def served_with_worker(
+    env: dict[str, str] | None = None, worker_env: dict[str, str] | None = None
+) -> Iterator[tuple[ProductionServer, WorkerProcess]]:
+    """The production server on the test database and a real Celery worker consuming its
+    queues (ticks, reflection, webhooks), sharing its cache key prefix (leases, the
+    watchdog's marks), as `make serve` runs them: runs started over HTTP are advanced."""
+    with celery_worker(**(worker_env or {})) as worker:
+        served = {
+            "DATABASE_URL": served_database_url(),
+            "SMALLVILLE_QUEUE": worker.queue,
+            "SMALLVILLE_CACHE_PREFIX": worker.env["SMALLVILLE_CACHE_PREFIX"],
+            **(env or {}),
+        }
+        with production_server(served) as server:
+            yield server, worker

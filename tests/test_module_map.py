@@ -85,7 +85,6 @@ EXCEPTIONS: dict[str, str] = {
     "integration.admin": _ADMIN,
     "integration.webhooks.admin": _ADMIN,
     "integration.selectors": "read by the token views over HTTP: tests/integration/test_tokens.py",
-    "integration.services": "called by the token views over HTTP: tests/integration/test_tokens.py",
     "integration.webhooks.selectors": "read by the webhook views: tests/api/test_webhooks.py",
     "integration.webhooks.tasks": (
         "run by a Celery worker process: tests/integration/webhooks/test_delivery.py"

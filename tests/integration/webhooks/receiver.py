@@ -1,12 +1,27 @@
 """A webhook receiver for the tests: a real HTTP server on 127.0.0.1 that records each
-request and answers with the status codes it is told, in turn (then 200)."""
+request and answers with the status codes it is told, in turn (then 200); and what a
+receiver checks of the attempts of one delivery."""
 
 from __future__ import annotations
 
+import itertools
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from integration.webhooks.signing import (
+    HEADER_EVENT,
+    HEADER_ID,
+    HEADER_SIGNATURE,
+    HEADER_TIMESTAMP,
+    signature_verify,
+)
+
+# A worker reaches the test's receiver on 127.0.0.1 and retries after 0.2 s, 0.4 s, ...
+BACKOFF = 0.2
+WORKER = {"SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE": "1", "SMALLVILLE_WEBHOOKS_BACKOFF": str(BACKOFF)}
 
 
 @dataclass(frozen=True)
@@ -15,6 +30,7 @@ class Received:
     headers: dict[str, str]
     body: bytes
     answered: int
+    at: float  # time.monotonic() when it came
 
 
 class Receiver:
@@ -30,7 +46,9 @@ class Receiver:
                 with receiver.lock:
                     code = receiver.answers.pop(0) if receiver.answers else 200
                     receiver.received.append(
-                        Received(self.path, dict(self.headers.items()), body, code)
+                        Received(
+                            self.path, dict(self.headers.items()), body, code, time.monotonic()
+                        )
                     )
                 self.send_response(code)
                 self.send_header("Content-Length", "2")
@@ -55,3 +73,25 @@ class Receiver:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def assert_attempts_of_one_delivery(
+    got: list[Received], *, secret: str, event: str, delivery_id: str, backoff: float
+) -> None:
+    """What a receiver checks (docs/integration.md): each attempt is signed with the
+    webhook's secret over its timestamp and body (a changed body fails the check), is of
+    `event`, and carries the one idempotency key and the same bytes as the first; and
+    each retry came after its backoff (`backoff` seconds, doubling)."""
+    assert got
+    gaps = [later.at - earlier.at for earlier, later in itertools.pairwise(got)]
+    assert all(gap >= backoff * 2**n for n, gap in enumerate(gaps)), gaps
+    for request in got:
+        headers = request.headers
+        timestamp, signed = headers[HEADER_TIMESTAMP], headers[HEADER_SIGNATURE]
+        for body, valid in ((request.body, True), (request.body + b" ", False)):
+            checked = signature_verify(secret=secret, body=body, timestamp=timestamp, signed=signed)
+            assert checked is valid
+        assert headers[HEADER_EVENT] == event
+        assert headers[HEADER_ID] == delivery_id
+        assert request.body == got[0].body
+        assert request.path == "/hooks/smallville"

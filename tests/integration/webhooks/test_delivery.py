@@ -5,7 +5,6 @@ the same id and body, and a webhook that keeps failing is disabled with the reas
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,28 +20,17 @@ from integration.webhooks.models import (
     WebhookSubscription,
 )
 from integration.webhooks.services import webhook_create, webhooks_notify
-from integration.webhooks.signing import (
-    HEADER_EVENT,
-    HEADER_ID,
-    HEADER_SIGNATURE,
-    HEADER_TIMESTAMP,
-    signature_verify,
-)
+from integration.webhooks.signing import HEADER_ID
 from runtime import engine
 from tests.factories import N3
-from tests.integration.webhooks.receiver import Receiver
+from tests.integration.webhooks.receiver import (
+    BACKOFF,
+    WORKER,
+    Receiver,
+    assert_attempts_of_one_delivery,
+)
 from tests.runtime.workers import celery_worker, wait_for
 from world.models import Simulation, SimulationStatus
-
-# The worker reaches the test's receiver on 127.0.0.1 and retries after 0.2 s, 0.4 s, ...
-WORKER = {"SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE": "1", "SMALLVILLE_WEBHOOKS_BACKOFF": "0.2"}
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    yield server
-    server.close()
 
 
 @pytest.fixture(autouse=True)
@@ -80,25 +68,9 @@ def test_a_finished_run_is_delivered_signed_and_retried_after_two_500s(
 
     got = receiver.got()
     assert [r.answered for r in got] == [500, 500, 200]
-    for request in got:
-        # What a receiver checks (docs/integration.md): the signature over timestamp + body.
-        assert signature_verify(
-            secret=made.secret,
-            body=request.body,
-            timestamp=request.headers[HEADER_TIMESTAMP],
-            signed=request.headers[HEADER_SIGNATURE],
-        )
-        assert not signature_verify(
-            secret=made.secret,
-            body=request.body + b" ",
-            timestamp=request.headers[HEADER_TIMESTAMP],
-            signed=request.headers[HEADER_SIGNATURE],
-        )
-        assert request.headers[HEADER_EVENT] == "run.finished"
-        # Every attempt is the same delivery: one idempotency key, the same bytes.
-        assert request.headers[HEADER_ID] == str(delivery.pk)
-        assert request.body == got[0].body
-        assert request.path == "/hooks/smallville"
+    assert_attempts_of_one_delivery(
+        got, secret=made.secret, event="run.finished", delivery_id=str(delivery.pk), backoff=BACKOFF
+    )
     body = json.loads(got[0].body)
     assert body["id"] == str(delivery.pk) and body["event"] == "run.finished"
     assert body["data"]["simulation"]["id"] == simulation.pk
