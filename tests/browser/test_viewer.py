@@ -532,3 +532,54 @@ def test_a_conversation_earlier_is_a_click_away_in_time(
         " s.dispatchEvent(new Event('input')); }"
     )
     expect(page.locator("#talks")).to_contain_text("none yet")
+
+
+def test_a_conversations_lines_appear_as_bubbles_live_and_in_replay(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    simulation = _simulation(user, steps=4)
+    a, b = sorted(simulation.agents.values_list("name", flat=True))[:2]
+    lines = [
+        {"speaker": a, "text": "The ferry is late again."},
+        {"speaker": b, "text": "It always is on a Tuesday."},
+    ]
+    talking = [
+        agent_acting(agent=me, action=f"chatting with {you}", emoji="💬", address="", spo=(),
+                     start_step=5, end_step=9, chatting_with=you)
+        for me, you in ((a, b), (b, a))
+    ]  # fmt: skip
+    held = conversation_held(agent=a, participants=[a, b], lines=lines, summary="", address="")
+    for step, drafts in ((5, [*talking, held]), (6, []), (7, []), (8, [])):
+        stepped = EventDraft(kind=SIMULATION_STEPPED, payload={"step": step})
+        events_append(simulation=simulation, drafts=[*drafts, stepped], step=step)
+    Simulation.objects.filter(pk=simulation.pk).update(step=8)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+
+    def bubbles() -> list[dict[str, Any]]:
+        return list(page.evaluate("() => window.smallvilleViewer.town.bubbles || []"))
+
+    def scrub(step: int) -> None:
+        page.evaluate(
+            "(step) => { const s = document.getElementById('slider'); s.value = String(step);"
+            " s.dispatchEvent(new Event('input')); }",
+            step,
+        )
+        page.wait_for_function(f"window.smallvilleViewer.shownStep === {step}")
+
+    names = _drawn(page)["names"]
+    # Live at step 8: the second line, over its speaker.
+    page.wait_for_function("(window.smallvilleViewer.town.bubbles || []).length === 1")
+    assert bubbles() == [{"i": names.index(b), "text": lines[1]["text"]}]
+    drawn = _settled(page)
+    x, y = drawn["points"][names.index(b)]
+    radius = page.evaluate("() => window.smallvilleViewer.town.radius")
+    assert near(pixel(page, x, y - radius * 2.2 - 2)[:3], [255, 255, 255], 8)  # the bubble
+    artifact(page, "viewer-bubble")
+    scrub(5)  # replay: the first line, over the first speaker
+    page.wait_for_function(
+        f"(window.smallvilleViewer.town.bubbles || []).some((b) => b.i === {names.index(a)})"
+    )
+    assert bubbles() == [{"i": names.index(a), "text": lines[0]["text"]}]
+    scrub(4)  # before it began: nobody speaks
+    page.wait_for_function("(window.smallvilleViewer.town.bubbles || []).length === 0")

@@ -6,6 +6,7 @@
 import { getJSON, postJSON, itemsOf } from "./api.js";
 import { EMOJI_FONT, TownView, residentColour } from "./town.js";
 import { ResidentPanel, TownPanel } from "./panels.js";
+import { Bubbles } from "./bubbles.js";
 import { readSpend, showEstimate } from "./spend.js";
 import { Evaluations, wireFork } from "./work.js";
 
@@ -155,9 +156,19 @@ class Viewer {
     this.showClock(step);
     this.townPanel.showConversations(state);
     this.townPanel.showStep(step, this.following);
+    this.speak(state, step);
     if (!this.following || step % 6 === 0 || this.townPanel.talksAt === undefined) this.townPanel.showTalks(step);
     if (this.selected >= 0) this.residentPanel.showState(state, this.selected);
     this.follow();
+  }
+
+  // The lines said at the step shown, as bubbles over the speakers.
+  async speak(state, step) {
+    this.bubbles ??= new Bubbles(API);
+    const bubbles = await this.bubbles.at(state, step, this.index).catch(() => []);
+    if (bubbles === null) return; // another step is being shown
+    this.town.bubbles = bubbles;
+    this.town.request();
   }
 
   // The followed resident (Follow in its panel) kept in view, live and in replay.

@@ -301,9 +301,34 @@ export class TownView {
         g.fillText(r.emoji, x + radius, y - radius * 1.1);
       }
     });
+    for (const { i, text } of this.bubbles || []) if (where[i]) this.bubble(g, where[i], radius, text);
     this.drawn = where;
     this.radius = radius;
     if (moving) this.request();
+  }
+
+  // A speech bubble above the point (x, y): the line, on white, with a tail.
+  bubble(g, [x, y], radius, text) {
+    const size = Math.max(11, Math.min(15, radius * 1.2));
+    g.font = `${size}px system-ui`;
+    const w = g.measureText(text).width + size;
+    const h = size * 1.6;
+    const left = Math.max(2, x - w / 2);
+    const top = y - radius * 2.2 - h;
+    g.fillStyle = "#fff";
+    g.strokeStyle = "#1f2a2e";
+    g.lineWidth = 1;
+    g.beginPath();
+    g.roundRect(left, top, w, h, size / 2);
+    g.moveTo(x - size / 3, top + h);
+    g.lineTo(x, top + h + size / 2);
+    g.lineTo(x + size / 3, top + h);
+    g.fill();
+    g.stroke();
+    g.fillStyle = "#1f2a2e";
+    g.textAlign = "left";
+    g.fillText(text, left + size / 2, top + h / 2);
+    g.textAlign = "center";
   }
 
   // The resident drawn at a point of the canvas (CSS pixels), or -1.
