@@ -47,6 +47,12 @@ function applyFrame(state, frame) {
   }
 }
 
+// Whether a resident is in the town at a step: from its arrival until the step it left.
+function presentAt(resident, step) {
+  const left = resident.left_step;
+  return resident.arrived_step <= step && (left === null || left === undefined || step < left);
+}
+
 class Viewer {
   constructor() {
     this.chunks = new Map(); // first step -> replay body
@@ -138,7 +144,8 @@ class Viewer {
 
   show(state, step, animate = true) {
     const initials = this.residents.map((r) => r.initials);
-    this.town.update({ ...state, initials }, { animate });
+    const present = this.residents.map((r) => presentAt(r, step));
+    this.town.update({ ...state, initials, present }, { animate });
     this.shownStep = step;
     this.state = state;
     $("slider").max = String(this.lastStep);
@@ -322,6 +329,12 @@ class Viewer {
         break;
       case "agent.created":
         if (i === undefined) this.newcomer = true;
+        break;
+      case "agent.left":
+        // Gone from the map from this step on (replays of earlier steps still show it),
+        // at once: a leave may come between steps.
+        if (i !== undefined) this.residents[i].left_step = event.step;
+        if (this.following && !this.playing) this.show(this.live, this.lastStep, false);
         break;
       case "simulation.stepped":
         this.readStep = p.step;
