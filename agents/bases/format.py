@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from world.clock import SimTimeOutOfReach, sim_time_check
+
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -213,6 +215,10 @@ def document_parse(data: Any) -> Document:
             loc = tuple(p for p in error["loc"] if p != "with_") or ()
             errors.setdefault(_path(loc), []).append(error["msg"])
         raise BaseInvalid(errors) from None
+    try:  # a simulation of the base must be able to start and run (world.clock)
+        sim_time_check(start=document.start_time, sec_per_step=document.sec_per_step)
+    except SimTimeOutOfReach as exc:
+        raise BaseInvalid({"start_time": [str(exc)]}) from None
     seen: dict[str, int] = {}
     for number, resident in enumerate(document.residents):
         key = resident.name.casefold()
