@@ -92,16 +92,18 @@ def _rows(data: Any, legend: dict[str, dict[str, Any]]) -> list[str]:
 Cell = dict[str, Any]
 
 
-def check_names(entries: Iterable[tuple[str, Cell]]) -> None:
+def check_names(entries: Iterable[tuple[str, Cell, str]]) -> None:
     """One spelling per place: names that differ only in case would be two places.
-    `entries` are (field to name, cell) pairs, e.g. a legend's characters."""
+    `entries` are (field to name, cell, where it is: said after the message), e.g. a
+    legend's characters."""
     spelled: dict[tuple[str, ...], tuple[str, ...]] = {}
-    for field, entry in entries:
+    for field, entry, where in entries:
         path = tuple(entry[k] for k in ("sector", "arena") if k in entry)
         for depth in range(1, len(path) + 1):
             key = tuple(p.casefold() for p in path[:depth])
             if spelled.setdefault(key, path[:depth]) != path[:depth]:
-                raise town_invalid(field, f"{':'.join(path[:depth])!r} is spelled another way")
+                message = f"{':'.join(path[:depth])!r} is spelled another way"
+                raise town_invalid(field, f"{message}{where}")
 
 
 def check_reachable(cells: Sequence[Cell], width: int, field: str) -> None:
@@ -217,7 +219,7 @@ def grid_check(data: Any) -> dict[str, Any]:
     tile_size = check_tile_size(data.get("tile_size", 32), "tile_size")
     legend = _legend(data.get("legend"))
     rows = _rows(data.get("rows"), legend)
-    check_names((f"legend.{char}", entry) for char, entry in legend.items())
+    check_names((f"legend.{char}", entry, "") for char, entry in legend.items())
     cells = [legend[c] for row in rows for c in row]
     check_reachable(cells, len(rows[0]), "rows")
     return town_fields(name=name, world=world, width=len(rows[0]), tile_size=tile_size, cells=cells)

@@ -159,11 +159,11 @@ class _Names:
 
 def _cells(
     layers: dict[str, tuple[str, list[int]]], names: _Names, width: int
-) -> tuple[list[Cell], dict[tuple[Any, ...], str]]:
-    """Each tile as a grid town's cell, and the field of each distinct cell's first tile."""
+) -> tuple[list[Cell], dict[tuple[Any, ...], tuple[Cell, int]]]:
+    """Each tile as a grid town's cell, and each distinct cell with its first tile."""
     size = len(layers[COLLISIONS][1])
     cells: list[Cell] = []
-    first: dict[tuple[Any, ...], str] = {}
+    first: dict[tuple[Any, ...], tuple[Cell, int]] = {}
     cache: dict[tuple[str, int], str] = {}
 
     def name(key: str, tile: int) -> str | None:
@@ -194,8 +194,7 @@ def _cells(
             where = f"column {tile % width}, row {tile // width}"
             raise town_invalid(layers[SPAWNS][0], f"{where} is both an object and a spawn point")
         cells.append(cell)
-        key = tuple(sorted(cell.items()))
-        first.setdefault(key, f"{layers[ARENAS][0]} (column {tile % width}, row {tile // width})")
+        first.setdefault(tuple(sorted(cell.items())), (cell, tile))
     return cells, first
 
 
@@ -218,14 +217,15 @@ def tiled_check(data: Any) -> dict[str, Any]:
     names = _Names(data.get("tilesets"))
     layers = _block_layers(data, width, height)
     cells, first = _cells(layers, names, width)
-    # One spelling per place, named at the first tile of each spelling.
-    check_names((first[tuple(sorted(c.items()))], c) for c in _distinct(cells))
+    # One spelling per place, each named at the first tile drawn so (its arena's layer, or
+    # its sector's for a tile with no arena).
+    check_names(
+        (
+            layers[ARENAS if "arena" in cell else SECTORS][0],
+            cell,
+            f" (column {tile % width}, row {tile // width})",
+        )
+        for cell, tile in first.values()
+    )
     check_reachable(cells, width, layers[COLLISIONS][0])
     return town_fields(name=name, world=world, width=width, tile_size=tile_size, cells=cells)
-
-
-def _distinct(cells: list[Cell]) -> list[Cell]:
-    seen: dict[tuple[Any, ...], Cell] = {}
-    for cell in cells:
-        seen.setdefault(tuple(sorted(cell.items())), cell)
-    return list(seen.values())

@@ -5,6 +5,8 @@ or uses another user's towns; every bad input is a 400 naming the field, writing
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -239,3 +241,18 @@ def test_a_map_larger_than_other_bodies_is_taken_and_one_over_the_town_limit_is_
     assert over.status_code == 413
     assert error_of(over)["detail"] == {"limit": len(body) - 1, "length": len(body)}
     assert rows() == before
+
+
+@pytest.mark.django_db
+def test_the_documented_town_is_created_and_walked_in_as_the_docs_say(api: APIClient) -> None:
+    docs = (Path(django_settings.BASE_DIR) / "docs" / "authoring.md").read_text()
+    example = re.search(r"## Towns from a compact JSON grid.*?```json\n(.*?)```", docs, re.S)
+    assert example is not None
+    made = api.post("/api/towns/", json.loads(example.group(1)), format="json")
+    assert made.status_code == 201, made.content
+    assert (made.json()["name"], made.json()["object_count"]) == ("pebble_row", 2)
+    walk = api.get(
+        f"/api/towns/{made.json()['id']}/path/",
+        {"from": "Pebble Row:Gull house:room", "to": "Pebble Row:Tin kiosk:counter area:till"},
+    )
+    assert walk.status_code == 200 and walk.json()["length"] > 0, walk.content
