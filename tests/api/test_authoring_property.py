@@ -24,25 +24,27 @@ from .test_town_authoring import COTTAGE, GRID, base_in
 EXAMPLES = 40
 Bad = tuple[dict[str, Any], str]  # (the body, the field its 400 must name)
 
-# Text a database can hold (NUL and lone surrogates are the parser's own 400, no field's).
+# Text a database can hold and numbers a column can (NUL, lone surrogates and integers past
+# 64 bits are the parser's own 400, no field's: tests/runtime/controls/test_hostile_json.py).
+ints = st.integers(min_value=-(2**63) + 1, max_value=2**63 - 1)
 text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=30)
 word = st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=1, max_size=12)
 not_text = st.one_of(
-    st.integers(),
+    ints,
     st.floats(allow_nan=False, allow_infinity=False),
     st.booleans(),
     st.none(),
-    st.lists(st.integers(), max_size=3),
-    st.dictionaries(word, st.integers(), max_size=2),
+    st.lists(ints, max_size=3),
+    st.dictionaries(word, ints, max_size=2),
 )
 not_int = st.one_of(
     text,
     st.floats(allow_nan=False, allow_infinity=False),
     st.booleans(),
     st.none(),
-    st.lists(st.integers(), max_size=2),
+    st.lists(ints, max_size=2),
 )
-not_list = st.one_of(text, st.integers(), st.booleans(), st.none(), st.dictionaries(word, word))
+not_list = st.one_of(text, ints, st.booleans(), st.none(), st.dictionaries(word, word))
 
 
 def _set(body: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
@@ -83,7 +85,7 @@ def _bad_towns() -> st.SearchStrategy[Bad]:
             lambda f: (_set(GRID, f[0], f[1]), f[0])
         ),
         not_int.map(lambda v: (_set(GRID, "tile_size", v), "tile_size")),
-        st.integers().filter(lambda v: not 8 <= v <= 128).map(
+        ints.filter(lambda v: not 8 <= v <= 128).map(
             lambda v: (_set(GRID, "tile_size", v), "tile_size")
         ),
         not_list.map(lambda v: (_set(GRID, "rows", v), "rows")),
@@ -120,7 +122,7 @@ def _bad_bases(base: dict[str, Any]) -> st.SearchStrategy[Bad]:
     not_a_time = st.one_of(
         st.sampled_from(["yesterday", "2024-13-01T00:00:00Z", "", "noon", "2024-02-30"]),
         st.none(),
-        st.lists(st.integers(), max_size=2),
+        st.lists(ints, max_size=2),
         st.dictionaries(word, word, max_size=2),
     )
     out_of_reach = st.sampled_from(
@@ -134,7 +136,7 @@ def _bad_bases(base: dict[str, Any]) -> st.SearchStrategy[Bad]:
         st.one_of(not_a_time, out_of_reach).map(
             lambda v: (_set(base, "start_time", v), "start_time")
         ),
-        st.one_of(not_int, st.integers().filter(lambda v: not 1 <= v <= 3600)).map(
+        st.one_of(not_int, ints.filter(lambda v: not 1 <= v <= 3600)).map(
             lambda v: (_set(base, "sec_per_step", v), "sec_per_step")
         ),
         st.one_of(not_list, st.just([])).map(lambda v: (_set(base, "residents", v), "residents")),
@@ -146,9 +148,9 @@ def _bad_bases(base: dict[str, Any]) -> st.SearchStrategy[Bad]:
         ),
         st.one_of(
             not_int.filter(lambda v: v is not None),  # no age is an age
-            st.integers().filter(lambda v: not 0 <= v <= 150),
+            ints.filter(lambda v: not 0 <= v <= 150),
         ).map(lambda v: (_set(base, "residents.1.age", v), "residents.1.age")),
-        st.integers().filter(lambda v: not 1 <= v <= 64).map(
+        ints.filter(lambda v: not 1 <= v <= 64).map(
             lambda v: (_set(base, "residents.0.vision_radius", v), "residents.0.vision_radius")
         ),
         st.integers(1001, 3000).map(
