@@ -33,7 +33,7 @@ from world.townbuild import town_create, town_delete
 from .errors import domain_errors, error_responses
 from .filters import LocationFilter
 from .lookups import requester
-from .parsers import JSONParser
+from .parsers import LargeJSONParser
 from .schema import request_example
 from .serializers import (
     LocationSerializer,
@@ -154,7 +154,7 @@ class TownViewSet(
 
     serializer_class = TownSerializer
     queryset = Town.objects.none()
-    parser_classes = [JSONParser]
+    parser_classes = [LargeJSONParser]  # a town file may be larger than other bodies
 
     def get_queryset(self) -> QuerySet[Town]:
         return _towns(towns_visible(user=requester(self.request))).select_related("owner")

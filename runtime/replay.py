@@ -122,9 +122,7 @@ def simulation_replay(
     for agent, kind, step in comings.values_list("agent", "kind", "step"):
         (arrived if kind == AGENT_CREATED else left).setdefault(agent, step)
     residents = [
-        ReplayResident(
-            pk, name, initials(first, last, name), arrived.get(name, 0), left.get(name)
-        )
+        ReplayResident(pk, name, initials(first, last, name), arrived.get(name, 0), left.get(name))
         for pk, name, first, last in rows
     ]
     index = {r.name: i for i, r in enumerate(residents)}

@@ -7,7 +7,6 @@ from django.db.models import Q, QuerySet
 
 from .models import Event, Location, Simulation, Town
 
-
 TOWN_LAYERS = ("collision", "sector_layer", "arena_layer", "game_object_layer", "spawning_layer")
 
 

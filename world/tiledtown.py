@@ -90,9 +90,12 @@ def _tile_layers(layers: Any, field: str, depth: int = 0) -> Iterator[tuple[str,
             yield at, layer
 
 
-def _block_layers(data: dict[str, Any], width: int, height: int) -> dict[str, tuple[str, list[int]]]:
+Layers = dict[str, tuple[str, list[int]]]  # lower-case name -> (field path, gids)
+
+
+def _block_layers(data: dict[str, Any], width: int, height: int) -> Layers:
     """The five block layers by their lower-case name: (field path, gids)."""
-    found: dict[str, tuple[str, list[int]]] = {}
+    found: Layers = {}
     for at, layer in _tile_layers(data.get("layers"), "layers"):
         name = layer.get("name")
         key = name.strip().casefold() if isinstance(name, str) else ""
@@ -150,15 +153,16 @@ class _Names:
                 properties = tiles.get(gid - first)
                 if properties is None or "name" not in properties:
                     raise town_invalid(
-                        field, f"{where}: tile {gid - first} of {at} has no property 'name' "
-                        "(an external tileset's tiles cannot be read: embed it)"
+                        field,
+                        f"{where}: tile {gid - first} of {at} has no property 'name' "
+                        "(an external tileset's tiles cannot be read: embed it)",
                     )
                 return check_place_name(properties["name"], field)
         raise town_invalid(field, f"{where} is in no tileset")
 
 
 def _cells(
-    layers: dict[str, tuple[str, list[int]]], names: _Names, width: int
+    layers: Layers, names: _Names, width: int
 ) -> tuple[list[Cell], dict[tuple[Any, ...], tuple[Cell, int]]]:
     """Each tile as a grid town's cell, and each distinct cell with its first tile."""
     size = len(layers[COLLISIONS][1])

@@ -24,7 +24,7 @@ def town_check(data: Any) -> dict[str, Any]:
     """The Town fields of a town file of either format; TownInvalid naming the field."""
     if not isinstance(data, dict):
         raise town_invalid("non_field_errors", "a town is a JSON object")
-    if is_tiled(data):
+    if is_tiled(data) or ("type" in data and "format" not in data):  # Tiled's, or meant to be
         return tiled_check(data)
     if data.get("format", FORMAT) != FORMAT:
         raise town_invalid("format", f"{FORMAT!r}, or a Tiled map (with type 'map')")

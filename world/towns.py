@@ -214,7 +214,9 @@ def town_export(*, town: Town, target: Path) -> None:
 
 def shipped_town_names() -> list[str]:
     """The shipped towns' names: folders in the reference format and grid files."""
-    folders = [p.name for p in DATA_DIR.iterdir() if (p / "matrix" / "maze_meta_info.json").is_file()]
+    folders = [
+        p.name for p in DATA_DIR.iterdir() if (p / "matrix" / "maze_meta_info.json").is_file()
+    ]
     return sorted([*folders, *(path.stem for path in GRID_DIR.glob("*.json"))])
 
 

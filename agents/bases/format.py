@@ -11,8 +11,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from world.clock import SimTimeOutOfReach, sim_time_check
-
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -22,6 +20,8 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+
+from world.clock import SimTimeOutOfReach, sim_time_check
 
 FORMAT = "smallville-base/1"
 MAX_RESIDENTS = 200

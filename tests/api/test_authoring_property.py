@@ -160,12 +160,17 @@ def _bad_bases(base: dict[str, Any]) -> st.SearchStrategy[Bad]:
             )
         ),
         st.just((_set(base, "residents.1.name", _case_twin("Odo Wick")), "residents.1.name")),
-        nowhere.map(lambda a: (_set(base, "residents.1.living_area", a), "residents.1.living_area")),
+        nowhere.map(
+            lambda a: (_set(base, "residents.1.living_area", a), "residents.1.living_area")
+        ),
         nowhere.map(
             lambda a: (_set(base, "residents.0.start", {"address": a}), "residents.0.start.address")
         ),
         st.tuples(st.integers(11, 500), st.integers(0, 500)).map(
-            lambda xy: (_set(base, "residents.0.start", {"tile": list(xy)}), "residents.0.start.tile")
+            lambda xy: (
+                _set(base, "residents.0.start", {"tile": list(xy)}),
+                "residents.0.start.tile",
+            )
         ),
         word.map(lambda w: (_set(base, "town", f"no_{w}_town"), "town")),
         st.just((_set(base, "town", "bobs_lane"), "town")),  # another user's town
@@ -228,4 +233,6 @@ def test_bad_base_files_are_400s_naming_the_field_and_write_nothing(
     assert COTTAGE in base["residents"][0]["living_area"]
     assert api.post("/api/bases/", base, format="json").status_code == 201
     _check(api, "/api/bases/", ({**base, "name": "LANE FOLK"}, "name"))
-    _property(_bad_bases({**base, "name": "lane folk two"}), lambda b: _check(api, "/api/bases/", b))
+    _property(
+        _bad_bases({**base, "name": "lane folk two"}), lambda b: _check(api, "/api/bases/", b)
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +132,7 @@ def test_a_tiled_map_over_rest_gives_a_walk_between_two_places(api: APIClient) -
     assert walk.status_code == 200, walk.content
     path = walk.json()["path"]
     assert path[-1] == [9, 7]  # the oak tree's tile
-    assert all(abs(a - c) + abs(b - d) == 1 for (a, b), (c, d) in zip(path, path[1:]))
+    assert all(abs(a - c) + abs(b - d) == 1 for (a, b), (c, d) in pairwise(path))
     # The same name again, in any case, is taken.
     again = api.post("/api/towns/", tiled_map(name="Hollow_END"), format="json")
     assert again.status_code == 400 and "properties.name" in error_of(again)["detail"]
@@ -228,7 +229,11 @@ def test_a_map_larger_than_other_bodies_is_taken_and_one_over_the_town_limit_is_
     width = 150
     rows_ = ["#" * width] + ["#" + "." * (width - 2) + "#"] * (width - 2) + ["#" * width]
     rows_[1] = "#" + "k" * (width - 2) + "#"
-    legend = {"#": {"wall": True}, ".": {}, "k": {"sector": "Long barn", "arena": "loft"}}
+    legend: dict[str, dict[str, Any]] = {
+        "#": {"wall": True},
+        ".": {},
+        "k": {"sector": "Long barn", "arena": "loft"},
+    }
     body = json.dumps(tiled_map(rows_, legend, name="long_barn", world="Long Barn"))
     assert len(body) > django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     made = api.post("/api/towns/", body, content_type="application/json")

@@ -107,6 +107,7 @@ def test_a_place_spelled_two_ways_up_to_case_is_refused(user: User) -> None:
     tiles = data["tilesets"][1]["tiles"]
     tiles.append({"id": len(tiles), "properties": [{"name": "name", "value": "fenn COTTAGE"}]})
     data["tilesets"][1]["tilecount"] += 1
+    data["tilesets"][2]["firstgid"] += 1  # the art's tileset after it
     sectors = block_layer(data, "sector blocks")["data"]
     sectors[1 * 12 + 1] = 2 + len(tiles) - 1  # one tile of Fenn cottage spelled otherwise
     with pytest.raises(TownInvalid) as caught:

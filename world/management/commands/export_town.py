@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-
 from django.db.models import F
 
 from world.models import Town

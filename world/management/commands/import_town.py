@@ -12,8 +12,8 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from world.models import Location, LocationKind, Town
-from world.townbuild import town_create
 from world.paths import grid_stats
+from world.townbuild import town_create
 from world.towns import DATA_DIR, THE_VILLE, TownFormatError, town_import
 
 
