@@ -334,7 +334,8 @@ class Viewer {
         // Gone from the map from this step on (replays of earlier steps still show it),
         // at once: a leave may come between steps.
         if (i !== undefined) this.residents[i].left_step = event.step;
-        if (this.following && !this.playing) this.show(this.live, this.lastStep, false);
+        if (!this.playing) this.redrawLive();
+        else this.departed = true; // redrawn once the frames read are shown
         break;
       case "simulation.stepped":
         this.readStep = p.step;
@@ -357,6 +358,7 @@ class Viewer {
       const frame = this.frames.shift();
       if (!frame) {
         this.playing = false;
+        if (this.departed) this.redrawLive();
         return;
       }
       this.showFrame(frame, frame.step % 6 === 0 || !this.frames.length);
@@ -374,6 +376,12 @@ class Viewer {
       objects ||= skipped.step % 6 === 0;
     }
     this.showFrame(this.frames.shift(), objects);
+  }
+
+  // The live state drawn again as it is (a resident left between steps).
+  redrawLive() {
+    this.departed = false;
+    if (this.following) this.show(this.live, this.lastStep, false);
   }
 
   showFrame(frame, objects) {
