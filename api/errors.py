@@ -31,7 +31,9 @@ from memories.selectors import RetrievalConfigError
 from runtime.controls import ControlConflict, ControlRefused
 from runtime.engine import RunConflict, RunRefused
 from world.clock import SimTimeOutOfReach
+from world.gridtown import TownInvalid
 from world.paths import NotWalkable, UnknownAddress, Unreachable
+from world.townbuild import TownInUse
 
 
 def _message(detail: Any) -> str:
@@ -210,6 +212,10 @@ def api_error(
             return exceptions.ValidationError({"base": [message]})
         case BaseInvalid():  # a base file breaks its schema or its town: errors by field
             return exceptions.ValidationError(exc.errors, code="invalid_base")
+        case TownInvalid():  # a town file breaks its format: errors by field
+            return exceptions.ValidationError(exc.errors, code="invalid_town")
+        case TownInUse():
+            return Conflict(message)
         case ConfigInvalid():  # the config breaks its schema: errors by field
             return exceptions.ValidationError(exc.errors, code="invalid_config")
         case SimTimeOutOfReach():
@@ -264,7 +270,8 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
         401: "Not authenticated: send `Authorization: Token <key>` or a session cookie.",
         403: "Not allowed: e.g. a shipped base is read-only.",
         404: "Not found, or not yours.",
-        409: "The simulation's status does not allow it (e.g. it is already running).",
+        409: "The simulation's status does not allow it (e.g. it is already running), or "
+        "what is deleted is in use (a town a base uses).",
         413: "The request body is larger than the limit.",
         429: "Too many requests: slow down (see `Retry-After`).",
         502: "The language model's answer was unusable (e.g. too long); try again.",

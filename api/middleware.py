@@ -5,23 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+
+from smallville_project.limits import body_limit
 
 from .errors import error_json, unavailable_response
 from .parsers import unsafe_text
 
 
 class RequestSizeLimitMiddleware:
-    """Refuse an /api/ request whose body is over DATA_UPLOAD_MAX_MEMORY_SIZE with a 413
-    in the error format, before anything reads it."""
+    """Refuse an /api/ request whose body is over its route's limit (DATA_UPLOAD_MAX_MEMORY_SIZE,
+    larger for a town file: smallville_project.limits) with a 413 in the error format,
+    before anything reads it."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path.startswith("/api/"):
-            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            limit = body_limit(request.method or "GET", request.path)
             try:
                 length = int(request.META.get("CONTENT_LENGTH") or 0)
             except ValueError:

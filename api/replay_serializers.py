@@ -76,6 +76,12 @@ class ReplayResidentSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     name = serializers.CharField()
     initials = serializers.CharField()
+    arrived_step = serializers.IntegerField(help_text="the step it came into the town at")
+    left_step = serializers.IntegerField(
+        allow_null=True,
+        help_text="the step it left the town at (drawn until the step before); null while "
+        "it lives there",
+    )
 
 
 class ReplayStepSerializer(serializers.Serializer[Any]):
@@ -116,7 +122,14 @@ def replay_data(replay: Replay) -> dict[str, Any]:
         "to_step": replay.to_step,
         "last_step": replay.last_step,
         "residents": [
-            {"id": r.id, "name": r.name, "initials": r.initials} for r in replay.residents
+            {
+                "id": r.id,
+                "name": r.name,
+                "initials": r.initials,
+                "arrived_step": r.arrived_step,
+                "left_step": r.left_step,
+            }
+            for r in replay.residents
         ],
         "tiles": replay.tiles,
         "actions": replay.actions,

@@ -12,11 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runtime.replay import ReplayRangeInvalid, simulation_replay
-from world.models import Town
+from world.selectors import towns_visible
 from world.townmap import town_map
 
 from .errors import error_responses
-from .lookups import SIMULATION_ID, simulation_owned
+from .lookups import SIMULATION_ID, requester, simulation_owned
 from .replay_serializers import (
     ReplayQuerySerializer,
     ReplaySerializer,
@@ -28,7 +28,8 @@ from .replay_serializers import (
 TOWN_ID = OpenApiParameter(
     "town_pk", OpenApiTypes.INT, OpenApiParameter.PATH, description="town id"
 )
-# A town never changes once imported (a re-import is a new row): clients may keep its map.
+# A town never changes once imported (a re-import is a new row, a deleted town's id is
+# never reused): clients may keep its map.
 MAP_CACHE_CONTROL = "private, max-age=86400"
 
 
@@ -49,7 +50,7 @@ class TownMapView(APIView):
         },
     )
     def get(self, request: Request, town_pk: int) -> Response:
-        town = get_object_or_404(Town.objects.all(), pk=town_pk)
+        town = get_object_or_404(towns_visible(user=requester(request)), pk=town_pk)
         etag = f'"town-{town.pk}-{int(town.created_at.timestamp())}"'
         headers = {"ETag": etag, "Cache-Control": MAP_CACHE_CONTROL}
         if etag in request.headers.get("If-None-Match", ""):

@@ -36,6 +36,10 @@ class TownSerializer(serializers.ModelSerializer[Town]):
     walkable_tiles = serializers.IntegerField(
         read_only=True, help_text="tiles whose collision value is 0"
     )
+    shipped = serializers.BooleanField(read_only=True, help_text="public and read-only")
+    owner: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True, help_text="null when shipped"
+    )
 
     class Meta:
         model = Town
@@ -50,6 +54,8 @@ class TownSerializer(serializers.ModelSerializer[Town]):
             "arena_count",
             "object_count",
             "walkable_tiles",
+            "shipped",
+            "owner",
             "created_at",
         ]
         read_only_fields = fields

@@ -1,4 +1,6 @@
-"""Views of towns: a town with its place counts, its place tree, and walks between places."""
+"""Views of towns: a town with its place counts, its place tree, and walks between places.
+A user sees and uses their own towns and the shipped ones; they create theirs from a town
+file (world.townbuild) and delete them while nothing uses them."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import exceptions, viewsets
+from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.generics import get_object_or_404
 from rest_framework.request import Request
@@ -25,10 +27,14 @@ from rest_framework.response import Response
 
 from world import paths
 from world.models import Location, LocationKind, Town
-from world.selectors import location_list, town_list
+from world.selectors import TOWN_LAYERS, location_list, towns_visible
+from world.townbuild import town_create, town_delete
 
 from .errors import domain_errors, error_responses
 from .filters import LocationFilter
+from .lookups import requester
+from .parsers import LargeJSONParser
+from .schema import request_example
 from .serializers import (
     LocationSerializer,
     LocationTilesSerializer,
@@ -55,13 +61,13 @@ def _location_count(kind: LocationKind) -> Coalesce:
     return Coalesce(Subquery(counts, output_field=IntegerField()), Value(0))
 
 
-def _towns() -> QuerySet[Town]:
+def _towns(towns: QuerySet[Town]) -> QuerySet[Town]:
     walkable = Func(
         Func(F("collision"), Value(0), function="array_positions"),
         function="cardinality",
         output_field=IntegerField(),
     )
-    return town_list().annotate(
+    return towns.defer(*TOWN_LAYERS).annotate(
         sector_count=_location_count(LocationKind.SECTOR),
         arena_count=_location_count(LocationKind.ARENA),
         object_count=_location_count(LocationKind.OBJECT),
@@ -88,22 +94,84 @@ INCLUDE_TILES = OpenApiParameter(
 )
 
 
+GRID_EXAMPLE: dict[str, Any] = {
+    "format": "smallville-town/1",
+    "name": "pebble_row",
+    "world": "Pebble Row",
+    "tile_size": 32,
+    "rows": ["#######", "#hh#kk#", "#hb.kt#", "#.....#", "#######"],
+    "legend": {
+        "#": {"wall": True},
+        ".": {},
+        "h": {"sector": "Gull house", "arena": "room"},
+        "b": {"sector": "Gull house", "arena": "room", "object": "bed"},
+        "k": {"sector": "Tin kiosk", "arena": "counter area"},
+        "t": {"sector": "Tin kiosk", "arena": "counter area", "object": "till"},
+    },
+}
+_CREATE_DESCRIPTION = (
+    "The body is a town file: a compact grid (`smallville-town/1`: `name`, `world`, "
+    "`rows`, `legend`, optional `tile_size`) or a Tiled map (`.tmj`, with `type` `map`: "
+    "its layers Collisions, Sector Blocks, Arena Blocks and optionally Object Interaction "
+    "Blocks and Spawning Blocks as CSV arrays, block names as the `name` property of "
+    "their tiles in embedded tilesets, the town's `name` and `world` as map properties). "
+    "docs/authoring.md describes both. A bad field (layers whose sizes disagree, an "
+    "arena no spawn point reaches, a place spelled two ways up to case, a name taken) is "
+    "a 400 naming it, and nothing is written; a body over the town limit "
+    "(SMALLVILLE_MAX_TOWN_BYTES) is a 413."
+)
+
+
 @extend_schema_view(
     list=extend_schema(
-        summary="List towns", responses={200: TownSerializer, **error_responses(401)}
+        summary="List my towns and the shipped ones",
+        responses={200: TownSerializer, **error_responses(401)},
     ),
     retrieve=extend_schema(
         summary="A town", responses={200: TownSerializer, **error_responses(401, 404)}
     ),
+    create=extend_schema(
+        summary="Create a town from a grid file or a Tiled map",
+        description=_CREATE_DESCRIPTION,
+        request={"application/json": OpenApiTypes.OBJECT},
+        examples=request_example("a small grid town", GRID_EXAMPLE),
+        responses={201: TownSerializer, **error_responses(400, 401, 413)},
+    ),
+    destroy=extend_schema(
+        summary="Delete a town of mine that nothing uses",
+        description="A shipped town is read-only (403); a town a base or a simulation uses "
+        "is a 409 naming them.",
+        responses={204: None, **error_responses(401, 403, 404, 409)},
+    ),
 )
-class TownViewSet(viewsets.ReadOnlyModelViewSet[Town]):
-    """Towns with their place counts; the tile layers themselves are never sent."""
+class TownViewSet(
+    mixins.CreateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.ReadOnlyModelViewSet[Town],
+):
+    """The requester's towns and the shipped ones (read-only), with their place counts;
+    the tile layers themselves are never sent. Anyone else's towns are not found."""
 
     serializer_class = TownSerializer
     queryset = Town.objects.none()
+    parser_classes = [LargeJSONParser]  # a town file may be larger than other bodies
 
     def get_queryset(self) -> QuerySet[Town]:
-        return _towns()
+        return _towns(towns_visible(user=requester(self.request))).select_related("owner")
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        with domain_errors():
+            town = town_create(owner=requester(request), data=request.data)
+        made = self.get_queryset().get(pk=town.pk)
+        return Response(self.get_serializer(made).data, status=status.HTTP_201_CREATED)
+
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        town = self.get_object()
+        if town.shipped:
+            raise exceptions.PermissionDenied("a shipped town is read-only")
+        with domain_errors():
+            town_delete(town=town)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
         summary="A shortest walk between two places or tiles",
@@ -118,7 +186,8 @@ class TownViewSet(viewsets.ReadOnlyModelViewSet[Town]):
         detail=True, methods=["get"], url_path="path", filter_backends=[], pagination_class=None
     )
     def path(self, request: Request, pk: str | None = None) -> Response:
-        town = get_object_or_404(Town.objects.only("id", "created_at", "width", "height"), pk=pk)
+        towns = towns_visible(user=requester(request))
+        town = get_object_or_404(towns.only("id", "created_at", "width", "height"), pk=pk)
         query = PathQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         given = query.validated_data
@@ -165,7 +234,7 @@ class LocationViewSet(viewsets.ReadOnlyModelViewSet[Location]):
 
     def town(self) -> Town:
         if not hasattr(self, "_town"):
-            towns = Town.objects.only("id", "width")
+            towns = towns_visible(user=requester(self.request)).only("id", "width")
             self._town = get_object_or_404(towns, pk=self.kwargs["town_pk"])
         return self._town
 

@@ -3,6 +3,8 @@
 The state at a step is what `agents.projections` would rebuild from the log up to it, for
 the fields a viewer draws: a tile (`agent.created`, `agent.moved`), an action (`agent.acting`,
 `agent.headed`, `agent.arrived`), an emoji and a partner in conversation (`agent.acting`).
+Each resident comes with the steps it arrived (`agent.created`) and left (`agent.left`) at:
+a viewer draws it only in between.
 A range is sent as the state at its first step and, for each later step, only what changed
 (as the reference's movement file did), so a client scrubs a sim day with a few requests.
 """
@@ -16,7 +18,14 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
-from agents.events import AGENT_ACTING, AGENT_ARRIVED, AGENT_CREATED, AGENT_HEADED, AGENT_MOVED
+from agents.events import (
+    AGENT_ACTING,
+    AGENT_ARRIVED,
+    AGENT_CREATED,
+    AGENT_HEADED,
+    AGENT_LEFT,
+    AGENT_MOVED,
+)
 from world.models import Agent, Event, Simulation
 
 MAX_REPLAY_STEPS = 2880  # eight sim hours at 10 s a step; a sim day is three requests
@@ -42,6 +51,10 @@ class ReplayResident:
     id: int
     name: str
     initials: str
+    # In the town from `arrived_step` (its agent.created) until `left_step` (its
+    # agent.left, None while it lives there): a viewer draws it only in between.
+    arrived_step: int = 0
+    left_step: int | None = None
 
 
 @dataclass
@@ -102,11 +115,17 @@ def simulation_replay(
     to_step = _range_checked(simulation, from_step, to_step)
     agents = Agent.objects.filter(simulation=simulation).order_by("name")
     rows = list(agents.values_list("id", "name", "first_name", "last_name"))
+    log = Event.objects.filter(simulation=simulation)
+    arrived: dict[str, int] = {}
+    left: dict[str, int] = {}
+    comings = log.filter(kind__in=(AGENT_CREATED, AGENT_LEFT)).order_by("seq")
+    for agent, kind, step in comings.values_list("agent", "kind", "step"):
+        (arrived if kind == AGENT_CREATED else left).setdefault(agent, step)
     residents = [
-        ReplayResident(pk, name, initials(first, last, name)) for pk, name, first, last in rows
+        ReplayResident(pk, name, initials(first, last, name), arrived.get(name, 0), left.get(name))
+        for pk, name, first, last in rows
     ]
     index = {r.name: i for i, r in enumerate(residents)}
-    log = Event.objects.filter(simulation=simulation)
     before = log.filter(step__lte=from_step)
 
     tiles = [0] * (2 * len(residents))

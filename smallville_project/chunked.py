@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from django.conf import settings
+from .limits import body_limit
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -32,7 +32,7 @@ class ChunkedBodies:
             if not environ.get("wsgi.input_terminated"):
                 message = "A chunked body cannot be read here: send Content-Length."
                 return _refuse(environ, start_response, 411, "length_required", message)
-            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            limit = body_limit(environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", ""))
             stream = environ["wsgi.input"]
             body = stream.read() if limit is None else stream.read(limit + 1)
             if limit is not None and len(body) > limit:

@@ -19,12 +19,12 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
 
-from django.conf import settings
 from django.urls import get_resolver
 
 from integration.streamhub import hub, serve
 from integration.streams import HANDOFF, StreamSpec
 
+from .limits import body_limit
 from .pools import pool
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ async def _body(scope: Scope, receive: Receive) -> bytes | None:
     """The request body, read no further than one byte past the body limit: a larger
     Content-Length is not read at all (the middleware answers 413 from the header), and a
     chunked body past it is cut there (smallville_project.chunked answers 413)."""
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    limit = body_limit(scope["method"], scope["path"])
     for name, value in scope["headers"]:
         too_long = limit is not None and value.isdigit() and int(value) > limit
         if name == b"content-length" and too_long:

@@ -147,6 +147,8 @@ LOGOUT_REDIRECT_URL = "landing"
 # Request size limits: a simulation request is small; nothing legitimate is near this.
 # Django applies it to forms; api.middleware.RequestSizeLimitMiddleware to every /api/ body.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("SMALLVILLE_MAX_REQUEST_BYTES", 256 * 1024))
+# A town file posted to /api/towns/ (smallville_project.limits): a Tiled map carries its art.
+SMALLVILLE_MAX_TOWN_BYTES = int(os.environ.get("SMALLVILLE_MAX_TOWN_BYTES", 4 * 1024 * 1024))
 
 # A dependency (the database under the pool, the cache) seen down is refused at once for
 # this many seconds, then probed by one request (smallville_project/breaker.py).

@@ -43,10 +43,21 @@ class TownFilter(admin.SimpleListFilter):
 
 @admin.register(Town)
 class TownAdmin(ModelAdmin[Town]):
-    list_display = ["name", "world_name", "width", "height", "sectors", "arenas", "objects"]
+    list_display = [
+        "name",
+        "world_name",
+        "owner",
+        "width",
+        "height",
+        "sectors",
+        "arenas",
+        "objects",
+    ]
+    list_select_related = ["owner"]
     search_fields = ["name", "world_name"]
     fields = [
         "name",
+        "owner",
         "world_name",
         "width",
         "height",

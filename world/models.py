@@ -11,9 +11,18 @@ from django.db.models.functions import Lower
 
 
 class Town(models.Model):
-    """A tile map in the reference implementation's format, one int per tile per layer."""
+    """A tile map in the reference implementation's format, one int per tile per layer.
+    Owned by a user (made over REST), or shipped (no owner): public and read-only."""
 
-    name = models.SlugField(max_length=100, unique=True, help_text="e.g. the_ville")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="towns",
+        help_text="empty for a shipped town",
+    )
+    name = models.SlugField(max_length=100, help_text="e.g. the_ville")
     world_name = models.CharField(max_length=200, help_text="root of every address")
     width = models.PositiveIntegerField()
     height = models.PositiveIntegerField()
@@ -30,10 +39,20 @@ class Town(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["name"]
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), "owner", name="town_unique_name_per_owner"),
+            models.UniqueConstraint(
+                Lower("name"), condition=models.Q(owner__isnull=True), name="town_unique_shipped"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.world_name
+
+    @property
+    def shipped(self) -> bool:
+        return self.owner_id is None
 
     def tile_index(self, x: int, y: int) -> int:
         return y * self.width + x

@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from .models import Event, Location, Simulation, Town
 
+TOWN_LAYERS = ("collision", "sector_layer", "arena_layer", "game_object_layer", "spawning_layer")
 
-def town_list() -> QuerySet[Town]:
-    return Town.objects.defer(
-        "collision", "sector_layer", "arena_layer", "game_object_layer", "spawning_layer"
-    )
+
+def towns_visible(*, user: User | AnonymousUser) -> QuerySet[Town]:
+    """The towns `user` may see and use: their own and the shipped ones (no owner)."""
+    if not user.is_authenticated:
+        return Town.objects.none()
+    return Town.objects.filter(Q(owner__isnull=True) | Q(owner=user))
+
+
+def town_named(*, owner: User | None, name: str) -> Town | None:
+    """The town a base of `owner` names: the owner's own of that name, else a shipped one
+    (None when neither is imported; another user's town is never found)."""
+    towns = Town.objects.filter(name=name)
+    mine = towns.filter(owner=owner).first() if owner is not None else None
+    return mine or towns.filter(owner__isnull=True).first()
 
 
 def location_list(*, town: Town) -> QuerySet[Location]:

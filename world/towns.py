@@ -94,7 +94,7 @@ def town_import(*, source: Path, name: str) -> Town:
         raise TownFormatError(f"{source}: world_blocks.csv names no world")
     world_name = _clean(legends["world"][0][1])
 
-    Town.objects.filter(name=name).delete()
+    Town.objects.filter(name__iexact=name, owner__isnull=True).delete()
     town = Town.objects.create(
         name=name,
         world_name=world_name,
@@ -212,9 +212,18 @@ def town_export(*, town: Town, target: Path) -> None:
         (legend_dir / f"{stem}_blocks.csv").write_text("\n".join(", ".join(r) for r in rows))
 
 
+def shipped_town_names() -> list[str]:
+    """The shipped towns' names: folders in the reference format and grid files."""
+    folders = [
+        p.name for p in DATA_DIR.iterdir() if (p / "matrix" / "maze_meta_info.json").is_file()
+    ]
+    return sorted([*folders, *(path.stem for path in GRID_DIR.glob("*.json"))])
+
+
 def town_get_or_import(name: str = THE_VILLE) -> Town:
     """The named shipped town, imported on first use."""
-    town = Town.objects.filter(name=name).first()
+    shipped = Town.objects.filter(owner__isnull=True)
+    town = shipped.filter(name=name).first()
     if town is not None:
         return town
     source = DATA_DIR / name
@@ -226,7 +235,7 @@ def town_get_or_import(name: str = THE_VILLE) -> Town:
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"town:{name}"])
-        town = Town.objects.filter(name=name).first()
+        town = shipped.filter(name=name).first()
         if town is None and source.is_dir():
             town = town_import(source=source, name=name)
         elif town is None:

@@ -26,7 +26,7 @@ class BaseForm(forms.ModelForm):  # type: ignore[type-arg]
         cleaned = super().clean() or {}
         probe = Base(**{k: v for k, v in cleaned.items() if k != "owner"})
         try:
-            document_check(base_document(base=probe))
+            document_check(base_document(base=probe), owner=cleaned.get("owner"))
         except BaseInvalid as exc:
             raise forms.ValidationError(
                 [f"{field}: {' '.join(messages)}" for field, messages in exc.errors.items()]

@@ -21,6 +21,8 @@ from pydantic import (
     model_validator,
 )
 
+from world.clock import SimTimeOutOfReach, sim_time_check
+
 FORMAT = "smallville-base/1"
 MAX_RESIDENTS = 200
 MAX_SEEDS = 100  # seed memories (and relationships) per resident
@@ -213,6 +215,10 @@ def document_parse(data: Any) -> Document:
             loc = tuple(p for p in error["loc"] if p != "with_") or ()
             errors.setdefault(_path(loc), []).append(error["msg"])
         raise BaseInvalid(errors) from None
+    try:  # a simulation of the base must be able to start and run (world.clock)
+        sim_time_check(start=document.start_time, sec_per_step=document.sec_per_step)
+    except SimTimeOutOfReach as exc:
+        raise BaseInvalid({"start_time": [str(exc)]}) from None
     seen: dict[str, int] = {}
     for number, resident in enumerate(document.residents):
         key = resident.name.casefold()

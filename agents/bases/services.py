@@ -9,12 +9,14 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 
 from world.addresses import Address
 from world.models import Base as BaseRow
 from world.models import Location, LocationKind, Town
 from world.paths import location_anchor, reaches_places, walkable
-from world.towns import TownFormatError, town_get_or_import
+from world.selectors import town_named
+from world.towns import TownFormatError, shipped_town_names, town_get_or_import
 
 from .format import BaseInvalid, Document, Resident, document_dump, document_parse
 from .reference import BASES, Base, Persona, UnknownBase, reference_document
@@ -38,15 +40,17 @@ def _shipped_document(name: str) -> dict[str, Any]:
     return data
 
 
-def _town(name: str) -> Town:
-    try:
-        return Town.objects.get(name=name)
-    except Town.DoesNotExist:
-        pass
+def _town(name: str, owner: User | None) -> Town:
+    """The owner's town of that name, else a shipped one; anyone else's is unknown."""
+    town = town_named(owner=owner, name=name)
+    if town is not None:
+        return town
     try:
         return town_get_or_import(name)
     except TownFormatError:
-        known = ", ".join(Town.objects.order_by("name").values_list("name", flat=True))
+        visible = Town.objects.filter(Q(owner__isnull=True) | Q(owner=owner))
+        names = {*shipped_town_names(), *visible.values_list("name", flat=True)}
+        known = ", ".join(sorted(names))
         raise BaseInvalid({"town": [f"no town called {name!r}; known: {known}"]}) from None
 
 
@@ -80,11 +84,14 @@ def _start_tile(town: Town, resident: Resident, field: str) -> tuple[int, int]:
     return start.tile
 
 
-def document_check(data: Any) -> tuple[Document, Town, list[tuple[int, int]]]:
-    """The document, its town and each resident's start tile; BaseInvalid naming the field
-    for a bad shape or a place, tile or town that does not exist."""
+def document_check(
+    data: Any, *, owner: User | None
+) -> tuple[Document, Town, list[tuple[int, int]]]:
+    """The document, its town (one of `owner`'s, or a shipped one) and each resident's
+    start tile; BaseInvalid naming the field for a bad shape or a place, tile or town that
+    does not exist."""
     document = document_parse(data)
-    town = _town(document.town)
+    town = _town(document.town, owner)
     addresses = set(Location.objects.filter(town=town).values_list("address", flat=True))
     tiles = []
     for number, resident in enumerate(document.residents):
@@ -181,7 +188,7 @@ def _identity(resident: Resident, known: dict[str, Any]) -> dict[str, Any]:
 
 def base_loaded(*, base: BaseRow) -> tuple[Base, Town]:
     """The base's residents as the engine starts them, and its town."""
-    document, town, tiles = document_check(base_document(base=base))
+    document, town, tiles = document_check(base_document(base=base), owner=base.owner)
     known = _town_places(town) if any(not r.spatial_memory for r in document.residents) else {}
     personas = tuple(
         Persona(name=r.name, identity=_identity(r, known), tile=(int(tile[0]), int(tile[1])))
@@ -243,7 +250,7 @@ def _save(base: BaseRow, document: Document) -> BaseRow:
 
 def base_create(*, owner: User | None, data: Any) -> BaseRow:
     """A new base from a base file's data; BaseInvalid (and nothing written) when bad."""
-    document, _, _ = document_check(data)
+    document, _, _ = document_check(data, owner=owner)
     _name_free(document.name, owner)
     return _save(BaseRow(owner=owner), document)
 
@@ -252,7 +259,7 @@ def base_update(*, base: BaseRow, data: Any, partial: bool = False) -> BaseRow:
     """Replace the base (or, `partial`, the top-level fields given) from base-file data."""
     if partial and isinstance(data, dict):
         data = {**base_document(base=base), **data}
-    document, _, _ = document_check(data)
+    document, _, _ = document_check(data, owner=base.owner)
     _name_free(document.name, base.owner, exclude=base.pk)
     return _save(base, document)
 

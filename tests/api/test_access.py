@@ -13,7 +13,9 @@ from . import create, error_of
 # (method, url) of every API endpoint; ids need not exist, authentication comes first.
 ENDPOINTS = [
     ("get", "/api/towns/"),
+    ("post", "/api/towns/"),
     ("get", "/api/towns/1/"),
+    ("delete", "/api/towns/1/"),
     ("get", "/api/towns/1/path/?from_x=1&from_y=1&to_x=2&to_y=2"),
     ("get", "/api/towns/1/locations/"),
     ("get", "/api/towns/1/locations/1/"),

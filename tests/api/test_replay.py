@@ -119,3 +119,33 @@ def test_replay_is_the_owners_only(api: APIClient, other_api: APIClient) -> None
     assert other_api.get(url).status_code == 404
     assert APIClient().get(url).status_code == 401
     assert api.get(url).status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_replay_says_when_each_resident_came_and_left(api: APIClient) -> None:
+    """A viewer draws a resident only from its arrival until the step it left at."""
+    from runtime.controls.stepping_in import newcomer_create
+    from world.eventlog import EventDraft, events_append
+    from world.events import SIMULATION_STEPPED
+
+    from . import advance
+
+    created = create(api)
+    simulation = advance(created["id"], 3)
+    url = f"/api/simulations/{created['id']}"
+    assert api.delete(f"{url}/residents/Maria Lopez/").status_code == 200
+    newcomer_create(simulation=simulation, name="Ada Quill", tile=(72, 14))
+    stepped = EventDraft(kind=SIMULATION_STEPPED, payload={"step": 4})
+    events_append(simulation=simulation, drafts=[stepped], step=4)
+
+    body = api.get(f"{url}/replay/", {"from_step": 0, "to_step": 4}).json()
+    came = {r["name"]: (r["arrived_step"], r["left_step"]) for r in body["residents"]}
+    assert came == {
+        "Ada Quill": (3, None),
+        "Isabella Rodriguez": (0, None),
+        "Klaus Mueller": (0, None),
+        "Maria Lopez": (0, 3),
+    }
+    # A later range says the same: the steps are the log's, not the range's.
+    later = api.get(f"{url}/replay/", {"from_step": 4, "to_step": 4}).json()
+    assert {r["name"]: r["left_step"] for r in later["residents"]}["Maria Lopez"] == 3

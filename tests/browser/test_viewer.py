@@ -322,6 +322,45 @@ def test_a_newcomer_appears_on_the_page(
     artifact(page, "viewer-newcomer")
 
 
+def test_a_resident_who_left_is_gone_from_the_map_from_its_leave_step(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    from runtime.controls.public import agent_leave
+
+    simulation = _simulation(user, steps=10)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    i = _drawn(page)["names"].index("Maria Lopez")
+    assert _drawn(page)["points"][i] is not None
+    # She leaves while the page follows the run: gone from the map at once.
+    agent_leave(simulation=simulation, agent=simulation.agents.get(name="Maria Lopez"))
+    page.wait_for_function(f"window.smallvilleViewer.town.drawn[{i}] === null")
+    simulation = simulation_run_inline(simulation=simulation, steps=10)
+    page.wait_for_function("window.smallvilleViewer.shownStep === 20", timeout=30_000)
+    drawn = _settled(page)
+    assert drawn["points"][i] is None
+    assert all(p is not None for k, p in enumerate(drawn["points"]) if k != i)
+    artifact(page, "viewer-resident-left")
+
+    def scrub(step: int) -> dict[str, Any]:
+        page.eval_on_selector(
+            "#slider", f"(s) => {{ s.value = '{step}'; s.dispatchEvent(new Event('input')); }}"
+        )
+        page.wait_for_function(f"window.smallvilleViewer.shownStep === {step}")
+        return _settled(page)
+
+    # Replayed before her leave step she is there, where the log had her, drawn as a disc.
+    earlier = scrub(9)
+    assert earlier["tiles"][2 * i : 2 * i + 2] == _tiles_at(simulation, 9)["Maria Lopez"]
+    x, y = earlier["points"][i]
+    red, green, blue, _ = _pixel(page, x - 3, y + 3)
+    assert green > red and green > blue, (red, green, blue)
+    # From it on, she is not, and a click where she stood opens nobody's panel.
+    assert scrub(10)["points"][i] is None
+    assert scrub(15)["points"][i] is None
+    assert page.evaluate(f"window.smallvilleViewer.town.residentAt({x}, {y})") != i
+
+
 def test_another_users_viewer_is_a_404(
     live_server: LiveServer,
     page: Page,

@@ -33,6 +33,17 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("put", "/objects/"): {"address": "the Ville:Hobbs Cafe:cafe:piano", "state": "playing"},
     ("post", "/evaluations/"): {"kinds": ["diffusion"]},
     ("post", "/api/bases/"): {},
+    ("post", "/api/towns/"): {
+        "name": "made_up_lane",
+        "world": "Made-up Lane",
+        "rows": ["####", "#ab#", "####"],
+        "legend": {
+            "#": {"wall": True},
+            "a": {"sector": "Lane house", "arena": "hall"},
+            "b": {"sector": "Lane house", "arena": "hall", "object": "stool"},
+        },
+    },
+    ("delete", "/api/towns/{id}/"): {},
     ("put", "/api/bases/{id}/"): {},
     ("patch", "/api/bases/{id}/"): {},
     ("post", "/copy/"): {},

@@ -1,13 +1,17 @@
-"""`manage.py export_town`: write a stored town back to a folder in the reference format."""
+"""`manage.py export_town`: write a stored town back to a folder in the reference format,
+or (`--tiled`) to a Tiled map file."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import F
 
 from world.models import Town
+from world.tiledexport import town_to_tiled
 from world.towns import town_export
 
 
@@ -17,18 +21,25 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="town name, e.g. the_ville")
         parser.add_argument("target", type=Path, help="folder to write (created if missing)")
+        parser.add_argument(
+            "--tiled", action="store_true", help="write TARGET as a Tiled map (.tmj) instead"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         name: str = options["name"]
         target: Path = options["target"]
-        town = Town.objects.filter(name=name).first()
+        # A shipped town before a user's of the same name.
+        town = Town.objects.filter(name=name).order_by(F("owner").asc(nulls_first=True)).first()
         if town is None:
             known = ", ".join(Town.objects.values_list("name", flat=True)) or "none"
             raise CommandError(f"unknown town {name!r} (towns: {known})")
-        if target.exists() and not target.is_dir():
+        if not options["tiled"] and target.exists() and not target.is_dir():
             raise CommandError(f"{target} exists and is not a folder")
         try:
-            town_export(town=town, target=target)
+            if options["tiled"]:
+                target.write_text(json.dumps(town_to_tiled(town=town)))
+            else:
+                town_export(town=town, target=target)
         except OSError as exc:
             raise CommandError(f"cannot write {target}: {exc}") from exc
         self.stdout.write(f"Exported '{town.name}' to {target}")

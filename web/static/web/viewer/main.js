@@ -51,6 +51,12 @@ function applyFrame(state, frame) {
   }
 }
 
+// Whether a resident is in the town at a step: from its arrival until the step it left.
+function presentAt(resident, step) {
+  const left = resident.left_step;
+  return resident.arrived_step <= step && (left === null || left === undefined || step < left);
+}
+
 class Viewer {
   constructor() {
     this.chunks = new Map(); // first step -> replay body
@@ -145,7 +151,8 @@ class Viewer {
   show(state, step, animate = true) {
     const initials = this.residents.map((r) => r.initials);
     const colours = this.residents.map((r) => residentColour(r.name));
-    this.town.update({ ...state, initials, colours }, { animate });
+    const present = this.residents.map((r) => presentAt(r, step));
+    this.town.update({ ...state, initials, colours, present }, { animate });
     this.shownStep = step;
     this.state = state;
     $("slider").max = String(this.lastStep);
@@ -348,6 +355,13 @@ class Viewer {
       case "agent.created":
         if (i === undefined) this.newcomer = true;
         break;
+      case "agent.left":
+        // Gone from the map from this step on (replays of earlier steps still show it),
+        // at once: a leave may come between steps.
+        if (i !== undefined) this.residents[i].left_step = event.step;
+        if (!this.playing) this.redrawLive();
+        else this.departed = true; // redrawn once the frames read are shown
+        break;
       case "simulation.stepped":
         this.readStep = p.step;
         this.frames.push({ step: p.step, ...this.frame });
@@ -369,6 +383,7 @@ class Viewer {
       const frame = this.frames.shift();
       if (!frame) {
         this.playing = false;
+        if (this.departed) this.redrawLive();
         return;
       }
       this.showFrame(frame, frame.step % 6 === 0 || !this.frames.length);
@@ -386,6 +401,12 @@ class Viewer {
       objects ||= skipped.step % 6 === 0;
     }
     this.showFrame(this.frames.shift(), objects);
+  }
+
+  // The live state drawn again as it is (a resident left between steps).
+  redrawLive() {
+    this.departed = false;
+    if (this.following) this.show(this.live, this.lastStep, false);
   }
 
   showFrame(frame, objects) {

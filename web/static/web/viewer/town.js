@@ -39,8 +39,9 @@ export function residentColour(name) {
 // can be seen and clicked (`where` holds pixel centres, changed in place).
 function fanOut(where, radius) {
   const groups = new Map();
-  where.forEach(([x, y], i) => {
-    const key = `${Math.round(x)},${Math.round(y)}`;
+  where.forEach((point, i) => {
+    if (!point) return; // not in the town at the step shown
+    const key = `${Math.round(point[0])},${Math.round(point[1])}`;
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(i);
   });
@@ -77,7 +78,7 @@ export class TownView {
     this.sectorArea = areas(this.sectorOf, map.sectors.length);
     this.arenaArea = areas(this.arenaOf, map.arenas.length);
     this.residents = [];
-    this.drawn = []; // where each resident was last drawn, for clicks
+    this.drawn = []; // where each resident was last drawn (null: not drawn), for clicks
     this.links = [];
     this.labels = []; // the place names laid out: {name, kind, x, y, w, h} in CSS pixels
     this.selected = -1;
@@ -224,7 +225,9 @@ export class TownView {
       const i = k / 2;
       const r = this.residents[i] || (this.residents[i] = {});
       const [x, y] = [state.tiles[k], state.tiles[k + 1]];
-      const at = this.positionOf(r, now);
+      // One who comes back into view (a replay scrubbed back) stands, not glides.
+      const at = r.present === false ? null : this.positionOf(r, now);
+      r.present = state.present ? state.present[i] : true;
       r.fromX = at ? at[0] : x;
       r.fromY = at ? at[1] : y;
       r.x = x;
@@ -235,7 +238,9 @@ export class TownView {
       r.emoji = state.emojis[i];
     });
     this.links = [];
+    const shown = (i) => this.residents[i] && this.residents[i].present;
     state.partners.forEach((p, i) => {
+      if (!shown(i) || (p >= 0 && !shown(p))) return;
       if (p > i && state.partners[p] === i) this.links.push([i, p]);
       else if (p >= 0 && state.partners[p] !== i) this.links.push([i, p]);
     });
@@ -262,7 +267,9 @@ export class TownView {
     g.drawImage(this.background, 0, 0, this.map.width * t, this.map.height * t);
     let moving = false;
     const radius = t * 1.1; // a resident's disc scales with the map
+    // Residents not in the town at the step shown (not arrived yet, or left) are not drawn.
     const where = this.residents.map((r) => {
+      if (!r.present) return null;
       const p = this.positionOf(r, now);
       if (r.start && now - r.start < MOVE_MS) moving = true;
       return [(p[0] + 0.5) * t, (p[1] + 0.5) * t];
@@ -286,6 +293,7 @@ export class TownView {
     const emojiFont = `${Math.round(radius * 1.4)}px ${EMOJI_FONT}`;
     const initials = radius >= 5; // smaller, they would be a smudge
     this.residents.forEach((r, i) => {
+      if (!where[i]) return;
       const [x, y] = where[i];
       g.beginPath();
       g.arc(x, y, radius, 0, Math.PI * 2);
@@ -335,7 +343,9 @@ export class TownView {
   residentAt(px, py) {
     let best = -1;
     let bestDistance = Math.max(this.radius * 1.4, 8) ** 2; // a finger's width at least
-    this.drawn.forEach(([x, y], i) => {
+    this.drawn.forEach((point, i) => {
+      if (!point) return; // not in the town at this step
+      const [x, y] = point;
       const d = (x - px) ** 2 + (y - py) ** 2;
       if (d < bestDistance) {
         best = i;
