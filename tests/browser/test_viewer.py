@@ -621,3 +621,52 @@ def test_a_conversations_lines_appear_as_bubbles_live_and_in_replay(
     assert bubbles() == [{"i": names.index(a), "text": lines[0]["text"]}]
     scrub(4)  # before it began: nobody speaks
     page.wait_for_function("(window.smallvilleViewer.town.bubbles || []).length === 0")
+
+
+def test_the_heat_map_counts_where_residents_stood_up_to_the_step_shown(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    simulation = _simulation(user, steps=40)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    page.click("#heat")
+    expect(page.locator("#heat")).to_have_attribute("aria-pressed", "true")
+
+    def heat() -> dict[str, Any]:
+        return dict(
+            page.evaluate(
+                """() => { const h = window.smallvilleViewer.town.heat;
+                  return h && {to: h.to, counts: Object.fromEntries(h.counts), max: h.max}; }"""
+            )
+            or {}
+        )
+
+    page.wait_for_function("window.smallvilleViewer.town.heat?.to === 40")
+    live = heat()
+    width = simulation.town.width
+    # Every resident counted once a step, on the tile the log had it on then.
+    expected: dict[str, int] = {}
+    for step in range(1, 41):
+        for x, y in _tiles_at(simulation, step).values():
+            expected[str(y * width + x)] = expected.get(str(y * width + x), 0) + 1
+    assert live["counts"] == expected
+    # A tile stood on earlier, away from where anyone stands now, is drawn in red.
+    now = list(_tiles_at(simulation, 40).values())
+    far = max(
+        expected,
+        key=lambda k: min(abs(int(k) % width - x) + abs(int(k) // width - y) for x, y in now),
+    )
+    fx, fy = int(far) % width, int(far) // width
+    assert min(abs(fx - x) + abs(fy - y) for x, y in now) >= 3
+    tile = _drawn(page)["tile"]
+    red, green, blue = pixel(page, (fx + 0.5) * tile, (fy + 0.5) * tile)[:3]
+    assert red > green and red > blue, (red, green, blue)
+    artifact(page, "viewer-heat-map")
+    page.evaluate(
+        "() => { const s = document.getElementById('slider'); s.value = '20';"
+        " s.dispatchEvent(new Event('input')); }"
+    )
+    page.wait_for_function("window.smallvilleViewer.town.heat?.to === 20")
+    assert sum(heat()["counts"].values()) == 20 * len(_tiles_at(simulation, 20))
+    page.click("#heat")
+    page.wait_for_function("window.smallvilleViewer.town.heat === null")

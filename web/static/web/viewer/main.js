@@ -7,6 +7,8 @@ import { getJSON, postJSON, itemsOf } from "./api.js";
 import { EMOJI_FONT, TownView, residentColour } from "./town.js";
 import { ResidentPanel, TownPanel } from "./panels.js";
 import { Bubbles } from "./bubbles.js";
+import { applyFrame, stateAt } from "./frames.js";
+import { HeatMap } from "./heat.js";
 import { readSpend, showEstimate } from "./spend.js";
 import { Evaluations, wireFork } from "./work.js";
 
@@ -22,34 +24,6 @@ const ZOOM = 1.25;
 const SPEND_MS = 5000; // the spend panel, read again this often while the run goes
 
 const $ = (id) => document.getElementById(id);
-
-// A replay body's state at one of its steps: tiles, actions, emojis, partners.
-function stateAt(chunk, step) {
-  const state = {
-    tiles: chunk.tiles.slice(),
-    actions: chunk.actions.slice(),
-    emojis: chunk.emojis.slice(),
-    partners: chunk.partners.slice(),
-  };
-  for (const frame of chunk.steps) {
-    if (frame.step > step) break;
-    applyFrame(state, frame);
-  }
-  return state;
-}
-
-function applyFrame(state, frame) {
-  const m = frame.moved;
-  for (let k = 0; k < m.length; k += 3) {
-    state.tiles[2 * m[k]] = m[k + 1];
-    state.tiles[2 * m[k] + 1] = m[k + 2];
-  }
-  for (const [i, action, emoji, partner] of frame.acted) {
-    state.actions[i] = action;
-    if (emoji !== null) state.emojis[i] = emoji;
-    if (partner !== null) state.partners[i] = partner;
-  }
-}
 
 // Whether a resident is in the town at a step: from its arrival until the step it left.
 function presentAt(resident, step) {
@@ -164,6 +138,7 @@ class Viewer {
     this.townPanel.showConversations(state);
     this.townPanel.showStep(step, this.following);
     this.speak(state, step);
+    this.heat?.show(step, this.following);
     if (!this.following || step % 6 === 0 || this.townPanel.talksAt === undefined) this.townPanel.showTalks(step);
     if (this.selected >= 0) this.residentPanel.showState(state, this.selected);
     this.follow();
@@ -231,6 +206,16 @@ class Viewer {
     });
     $("zoom-in").addEventListener("click", () => this.zoom(ZOOM));
     $("zoom-out").addEventListener("click", () => this.zoom(1 / ZOOM));
+    this.heat = new HeatMap(
+      this.town,
+      (step) => this.chunk(step),
+      (i, step) => presentAt(this.residents[i], step),
+      Math.round(3600 / this.simulation.sec_per_step),
+    );
+    $("heat").addEventListener("click", () => {
+      const on = this.heat.toggle(this.shownStep, this.following);
+      $("heat").setAttribute("aria-pressed", String(on));
+    });
     $("follow").addEventListener("click", () => {
       const name = this.residents[this.selected].name;
       this.followed = this.followed === name ? null : name;

@@ -265,6 +265,7 @@ export class TownView {
     const t = this.tile;
     g.setTransform(this.ratio, 0, 0, this.ratio, 0, 0);
     g.drawImage(this.background, 0, 0, this.map.width * t, this.map.height * t);
+    if (this.heat) this.drawHeat(g, t);
     let moving = false;
     const radius = t * 1.1; // a resident's disc scales with the map
     // Residents not in the town at the step shown (not arrived yet, or left) are not drawn.
@@ -313,6 +314,16 @@ export class TownView {
     this.drawn = where;
     this.radius = radius;
     if (moving) this.request();
+  }
+
+  // Each tile stood on, in red as deep as the share of the busiest tile's resident-steps.
+  drawHeat(g, t) {
+    const { counts, max } = this.heat;
+    const width = this.map.width;
+    for (const [tile, n] of counts) {
+      g.fillStyle = `rgba(214, 48, 39, ${(0.2 + (0.7 * n) / max).toFixed(3)})`;
+      g.fillRect((tile % width) * t, Math.floor(tile / width) * t, t, t);
+    }
   }
 
   // A speech bubble above the point (x, y): the line, on white, with a tail.
