@@ -670,3 +670,49 @@ def test_the_heat_map_counts_where_residents_stood_up_to_the_step_shown(
     assert sum(heat()["counts"].values()) == 20 * len(_tiles_at(simulation, 20))
     page.click("#heat")
     page.wait_for_function("window.smallvilleViewer.town.heat === null")
+
+
+def test_the_minimap_frames_the_part_shown_and_a_click_goes_there(
+    live_server: LiveServer, page: Page, user: User, login: Login, artifact: Artifact
+) -> None:
+    simulation = _simulation(user)
+    login(page, user, PASSWORD)
+    _open(page, live_server, simulation)
+    for _ in range(5):
+        page.click("#zoom-in")
+
+    def view() -> dict[str, Any]:
+        return dict(
+            page.evaluate(
+                """() => { const w = document.getElementById("map-wrap");
+                  const m = window.smallvilleViewer.minimap;
+                  return {left: w.scrollLeft, top: w.scrollTop, width: w.clientWidth,
+                          height: w.clientHeight, scale: m.scale(), frame: m.frame}; }"""
+            )
+        )
+
+    page.wait_for_function("window.smallvilleViewer.minimap.frame !== undefined")
+    before = view()
+    assert before["frame"]["w"] < 200  # zoomed in: the map shows a part of the town
+    box = page.locator("#minimap").bounding_box()
+    assert box is not None
+    page.locator("#minimap").click(position={"x": box["width"] * 0.8, "y": box["height"] * 0.7})
+    page.wait_for_function(f"document.getElementById('map-wrap').scrollLeft > {before['left']}")
+    # The frame follows the map's scroll.
+    page.wait_for_function(
+        """() => { const w = document.getElementById("map-wrap");
+          const m = window.smallvilleViewer.minimap;
+          return Math.abs(m.frame.x - w.scrollLeft * m.scale()) < 0.5
+              && Math.abs(m.frame.y - w.scrollTop * m.scale()) < 0.5; }"""
+    )
+    after = view()
+    # The point clicked is now the middle of the map, as far as the map can scroll.
+    room = page.evaluate(
+        "() => { const w = document.getElementById('map-wrap');"
+        " return [w.scrollWidth - w.clientWidth, w.scrollHeight - w.clientHeight]; }"
+    )
+    for axis, size, at, scroll in ((0, "width", 0.8, "left"), (1, "height", 0.7, "top")):
+        wanted = box[size] * at / after["scale"] - after[size] / 2
+        slack = 2 / after["scale"]  # two pixels of the minimap (its border)
+        assert abs(after[scroll] - min(max(0, wanted), room[axis])) <= slack, (axis, after, room)
+    artifact(page, "viewer-minimap")

@@ -9,6 +9,7 @@ import { ResidentPanel, TownPanel } from "./panels.js";
 import { Bubbles } from "./bubbles.js";
 import { applyFrame, stateAt } from "./frames.js";
 import { HeatMap } from "./heat.js";
+import { Minimap } from "./minimap.js";
 import { readSpend, showEstimate } from "./spend.js";
 import { Evaluations, wireFork } from "./work.js";
 
@@ -64,6 +65,8 @@ class Viewer {
       this.town.fitTile = Math.max(1, wrap.clientWidth / map.width);
       this.town.setScale(fitted ? this.town.fitTile : tile);
     }).observe(wrap.parentElement);
+    this.minimap = new Minimap($("minimap"), this.town, wrap);
+    this.town.onFrame = () => this.minimap.draw();
     this.emojiFont = this.loadEmojiFont();
     const first = await this.chunk(simulation.step);
     this.lastStep = simulation.step;

@@ -313,6 +313,7 @@ export class TownView {
     for (const { i, text } of this.bubbles || []) if (where[i]) this.bubble(g, where[i], radius, text);
     this.drawn = where;
     this.radius = radius;
+    this.onFrame?.();
     if (moving) this.request();
   }
 
