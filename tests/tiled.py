@@ -122,6 +122,19 @@ def tiled_map(
     }
 
 
+def barn_map(width: int, name: str = "long_barn") -> dict[str, Any]:
+    """A square barn of `width` tiles a side, its loft along the top: a large map (150 a
+    side is over 256 KiB of JSON) of one arena."""
+    rows = ["#" * width] + ["#" + "." * (width - 2) + "#"] * (width - 2) + ["#" * width]
+    rows[1] = "#" + "k" * (width - 2) + "#"
+    legend: dict[str, dict[str, Any]] = {
+        "#": {"wall": True},
+        ".": {},
+        "k": {"sector": "Long barn", "arena": "loft"},
+    }
+    return tiled_map(rows, legend, name=name, world="Long Barn")
+
+
 def block_layer(data: dict[str, Any], name: str) -> dict[str, Any]:
     """The block layer `name` of a map made by `tiled_map`."""
     for layer in [*data["layers"], *data["layers"][2]["layers"]]:

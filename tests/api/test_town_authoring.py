@@ -15,7 +15,7 @@ from django.conf import settings as django_settings
 from rest_framework.test import APIClient
 
 from tests.edits import with_field
-from tests.tiled import WORLD, tiled_map
+from tests.tiled import WORLD, barn_map, tiled_map
 from world.models import Base, Location, Simulation, Town
 
 from . import error_of
@@ -227,14 +227,7 @@ def test_a_map_larger_than_other_bodies_is_taken_and_one_over_the_town_limit_is_
 ) -> None:
     # 150x150 tiles in five layers: more than the 256 KiB other bodies may have.
     width = 150
-    rows_ = ["#" * width] + ["#" + "." * (width - 2) + "#"] * (width - 2) + ["#" * width]
-    rows_[1] = "#" + "k" * (width - 2) + "#"
-    legend: dict[str, dict[str, Any]] = {
-        "#": {"wall": True},
-        ".": {},
-        "k": {"sector": "Long barn", "arena": "loft"},
-    }
-    body = json.dumps(tiled_map(rows_, legend, name="long_barn", world="Long Barn"))
+    body = json.dumps(barn_map(width))
     assert len(body) > django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     made = api.post("/api/towns/", body, content_type="application/json")
     assert made.status_code == 201, made.content[:300]

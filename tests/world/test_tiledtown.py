@@ -17,6 +17,7 @@ from tests.tiled import LEGEND, ROWS, WORLD, block_layer, tiled_map
 from world.gridtown import TownInvalid, grid_check, town_from_grid
 from world.models import Location, Town
 from world.paths import path_between_locations
+from world.tiledexport import town_to_tiled
 from world.tiledtown import tiled_check
 from world.townbuild import town_check, town_create
 
@@ -134,6 +135,7 @@ def test_a_grid_town_exported_to_tiled_comes_back_the_same(user: User, tmp_path:
     target = tmp_path / "hollow_end.tmj"
     call_command("export_town", "hollow_end", str(target), "--tiled")
     exported = json.loads(target.read_text())
+    assert exported == town_to_tiled(town=town)
     assert tiled_check(exported) == grid_check(grid)
 
     # Imported back as a user's town under another name: the same places, tile for tile.

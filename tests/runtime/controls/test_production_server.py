@@ -1,6 +1,7 @@
 """The production server (gunicorn as `make serve` runs it, on the test database) under
 what a probe found: simultaneous requests pass a throttle no more often than its rate,
-across the server's processes and threads; a chunked request body is read, not dropped."""
+across the server's processes and threads; a chunked request body is read, not dropped;
+a town file may be larger than other bodies, sized or chunked."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tests.api import N3, advance, create
 from tests.production_server import ProductionServer, production_server, served_database_url
+from tests.tiled import barn_map
 from world.models import Simulation, Town
 
 
@@ -62,3 +65,24 @@ def test_a_chunked_fork_body_is_read(server: ProductionServer, api: APIClient, u
     status, _, body = server.request("POST", url, token=token, chunks=[b'{"step": ', b"-1}"])
     assert status == 400, body
     assert Simulation.objects.filter(parent_id=parent["id"]).count() == forks
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_town_file_may_be_larger_than_other_bodies(server: ProductionServer, user: User) -> None:
+    token = Token.objects.get_or_create(user=user)[0].key
+    town = barn_map(150)
+    raw = json.dumps(town).encode()
+    assert len(raw) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    status, _, body = server.request("POST", "/api/towns/", town, token=token)
+    assert status == 201, body[:300]
+    chunks = [raw[i : i + 65536] for i in range(0, len(raw), 65536)]
+    chunks = [chunk.replace(b'"long_barn"', b'"long_barn_2"') for chunk in chunks]
+    status, _, body = server.request("POST", "/api/towns/", token=token, chunks=chunks)
+    assert status == 201, body[:300]
+    assert set(Town.objects.filter(owner=user).values_list("name", flat=True)) == {
+        "long_barn",
+        "long_barn_2",
+    }
+    # Other routes keep their limit.
+    status, _, body = server.request("POST", "/api/bases/", {"junk": "x" * len(raw)}, token=token)
+    assert status == 413, body[:300]
