@@ -711,8 +711,9 @@ def test_the_minimap_frames_the_part_shown_and_a_click_goes_there(
         "() => { const w = document.getElementById('map-wrap');"
         " return [w.scrollWidth - w.clientWidth, w.scrollHeight - w.clientHeight]; }"
     )
-    for axis, size, at, scroll in ((0, "width", 0.8, "left"), (1, "height", 0.7, "top")):
-        wanted = box[size] * at / after["scale"] - after[size] / 2
+    clicked = {"width": box["width"] * 0.8, "height": box["height"] * 0.7}
+    for axis, size, scroll in ((0, "width", "left"), (1, "height", "top")):
+        wanted = clicked[size] / after["scale"] - after[size] / 2
         slack = 2 / after["scale"]  # two pixels of the minimap (its border)
         assert abs(after[scroll] - min(max(0, wanted), room[axis])) <= slack, (axis, after, room)
     artifact(page, "viewer-minimap")
