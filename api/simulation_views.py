@@ -7,7 +7,7 @@ from collections.abc import Callable
 from django.db.models import Count, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import mixins, status, viewsets
+from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -136,6 +136,8 @@ class SimulationViewSet(
     )
     def destroy(self, request: Request, pk: str | None = None) -> Response:
         simulation = self.get_object()
+        if request.data:  # read, so a hostile body is the parser's 400, not ignored
+            raise exceptions.ValidationError({"non_field_errors": ["a delete takes no body"]})
         with domain_errors():
             simulation_delete(simulation=simulation)
         return Response(status=status.HTTP_204_NO_CONTENT)

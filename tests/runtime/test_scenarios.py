@@ -12,6 +12,8 @@ from rest_framework.test import APIClient
 
 from agents.models import PlanItem, PlanLevel, Scenario, ScenarioStatus
 from agents.projections.scenarios import ScenarioProjection
+from evaluations.models import Evaluation
+from evaluations.runner import evaluation_run
 from memories.models import Memory
 from runtime import engine
 from runtime.scenarios import scenarios_next_step, step_of
@@ -112,10 +114,6 @@ def test_a_morning_with_scenarios(api: APIClient, settings: Any) -> None:
     simulation = run(village(api), settings, "barrier", 180)  # 06:00 to 09:00
     while not knows_of_the_fair(simulation) - HEARD_FIRST and simulation.step < 24 * 60:
         simulation = run(simulation, settings, "barrier", 60)
-    from agents.models import Conversation
-
-    for c in Conversation.objects.filter(simulation=simulation):
-        print(c.step, c.participants, c.summary[:200])
 
     scenarios = Scenario.objects.filter(simulation=simulation).order_by("number")
     assert [s.status for s in scenarios] == [ScenarioStatus.APPLIED] * 5
@@ -161,6 +159,39 @@ def test_a_morning_with_scenarios(api: APIClient, settings: Any) -> None:
     simulation_rebuild(simulation=simulation)
     assert simulation_snapshot(simulation=simulation) == live
     assert ScenarioProjection().snapshot(simulation) == rows and len(rows) == 5
+
+    # An evaluation of this run measures the fair, given as parameters (no base names it):
+    # who holds the news and from whom, and the fair as an event in its park.
+    made = api.post(
+        f"/api/simulations/{simulation.pk}/evaluations/",
+        {
+            "kinds": ["diffusion", "coordination"],
+            "facts": [{"text": FAIR, "words": [["lantern"], ["fair"]]}],
+            "events": [
+                {
+                    "what": "the lantern fair",
+                    "place": "Linden park",
+                    "start": "2024-05-09T14:00:00+00:00",
+                    "end": "2024-05-09T17:00:00+00:00",
+                    "words": [["lantern"], ["fair"]],
+                }
+            ],
+        },
+        format="json",
+    )
+    assert made.status_code == 201, made.content
+    number = made.json()["number"]
+    evaluation = evaluation_run(
+        evaluation=Evaluation.objects.get(simulation=simulation, number=number)
+    )
+    measured = evaluation.result["simulations"][str(simulation.pk)]
+    (fair,) = measured["news"]
+    holders = set(fair["residents"])
+    assert holders & HEARD_FIRST and holders - HEARD_FIRST, holders  # heard, then it spread
+    (event,) = measured["events"]
+    assert event["window"].endswith("at Linden park"), event
+    (asked,) = evaluation.result["diffusion"]["facts"]
+    assert set(asked["by_interview"]["knows"]) & HEARD_FIRST, asked
 
 
 @pytest.mark.django_db(transaction=True)

@@ -44,6 +44,7 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         },
     },
     ("delete", "/api/towns/{id}/"): {},
+    ("delete", "/api/simulations/{id}/"): {},
     ("put", "/api/bases/{id}/"): {},
     ("patch", "/api/bases/{id}/"): {},
     ("post", "/copy/"): {},
