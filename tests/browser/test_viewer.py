@@ -85,6 +85,16 @@ def _settled(page: Page) -> dict[str, Any]:
     raise AssertionError("the residents never stopped moving on the page")
 
 
+def _scrub(page: Page, step: int) -> None:
+    """Drag the replay slider to `step`, as a user does, and wait until it is shown."""
+    page.evaluate(
+        "(step) => { const s = document.getElementById('slider'); s.value = String(step);"
+        " s.dispatchEvent(new Event('input')); }",
+        step,
+    )
+    page.wait_for_function(f"window.smallvilleViewer.shownStep === {step}")
+
+
 def _tiles_at(simulation: Simulation, step: int) -> dict[str, list[int]]:
     """Each resident's tile at `step`, read from the log here (not through the replay)."""
     tiles: dict[str, list[int]] = {}
@@ -343,10 +353,7 @@ def test_a_resident_who_left_is_gone_from_the_map_from_its_leave_step(
     artifact(page, "viewer-resident-left")
 
     def scrub(step: int) -> dict[str, Any]:
-        page.eval_on_selector(
-            "#slider", f"(s) => {{ s.value = '{step}'; s.dispatchEvent(new Event('input')); }}"
-        )
-        page.wait_for_function(f"window.smallvilleViewer.shownStep === {step}")
+        _scrub(page, step)
         return _settled(page)
 
     # Replayed before her leave step she is there, where the log had her, drawn as a disc.
@@ -471,12 +478,7 @@ def test_follow_keeps_the_resident_in_view_while_it_walks(
     expect(page.locator("#follow")).to_have_attribute("aria-pressed", "true")
     seen = set()
     for step in [*range(0, 41, 4), 40, 0]:
-        page.evaluate(
-            "(step) => { const s = document.getElementById('slider'); s.value = String(step);"
-            " s.dispatchEvent(new Event('input')); }",
-            step,
-        )
-        page.wait_for_function(f"window.smallvilleViewer.shownStep === {step}")
+        _scrub(page, step)
         view = page.evaluate(
             """(i) => {
               const v = window.smallvilleViewer, w = document.getElementById("map-wrap");
@@ -512,22 +514,14 @@ def test_in_replay_the_town_panel_shows_the_replayed_step(
     _open(page, live_server, simulation)
     expect(page.locator("#objects")).to_have_text("all idle")  # live: step 14
 
-    def scrub(step: int) -> None:
-        page.evaluate(
-            "(step) => { const s = document.getElementById('slider'); s.value = String(step);"
-            " s.dispatchEvent(new Event('input')); }",
-            step,
-        )
-        page.wait_for_function(f"window.smallvilleViewer.shownStep === {step}")
-
-    scrub(12)
+    _scrub(page, 12)
     expect(page.locator("#objects")).to_have_text("cafe: piano being played by a stranger")
     replayed = page.locator("#feed-replay li")
     expect(replayed.first).to_be_visible()
     assert page.locator("#feed").is_hidden()
     steps = [int(s) for s in replayed.evaluate_all("items => items.map(i => i.dataset.step)")]
     assert max(steps) == 12 and 11 in steps, steps
-    scrub(5)
+    _scrub(page, 5)
     expect(page.locator("#objects")).to_have_text("all idle")
     page.wait_for_function(
         "[...document.querySelectorAll('#feed-replay li')].every(i => +i.dataset.step <= 5)"
@@ -565,10 +559,7 @@ def test_a_conversation_earlier_is_a_click_away_in_time(
     page.wait_for_function("window.smallvilleViewer.shownStep === 5")
     assert page.evaluate("document.getElementById('viewer').dataset.mode") == "replay"
     # Before it was held, it is not listed.
-    page.evaluate(
-        "() => { const s = document.getElementById('slider'); s.value = '3';"
-        " s.dispatchEvent(new Event('input')); }"
-    )
+    _scrub(page, 3)
     expect(page.locator("#talks")).to_contain_text("none yet")
 
 
@@ -597,14 +588,6 @@ def test_a_conversations_lines_appear_as_bubbles_live_and_in_replay(
     def bubbles() -> list[dict[str, Any]]:
         return list(page.evaluate("() => window.smallvilleViewer.town.bubbles || []"))
 
-    def scrub(step: int) -> None:
-        page.evaluate(
-            "(step) => { const s = document.getElementById('slider'); s.value = String(step);"
-            " s.dispatchEvent(new Event('input')); }",
-            step,
-        )
-        page.wait_for_function(f"window.smallvilleViewer.shownStep === {step}")
-
     names = _drawn(page)["names"]
     # Live at step 8: the second line, over its speaker.
     page.wait_for_function("(window.smallvilleViewer.town.bubbles || []).length === 1")
@@ -614,12 +597,12 @@ def test_a_conversations_lines_appear_as_bubbles_live_and_in_replay(
     radius = page.evaluate("() => window.smallvilleViewer.town.radius")
     assert near(pixel(page, x, y - radius * 2.2 - 2)[:3], [255, 255, 255], 8)  # the bubble
     artifact(page, "viewer-bubble")
-    scrub(5)  # replay: the first line, over the first speaker
+    _scrub(page, 5)  # replay: the first line, over the first speaker
     page.wait_for_function(
         f"(window.smallvilleViewer.town.bubbles || []).some((b) => b.i === {names.index(a)})"
     )
     assert bubbles() == [{"i": names.index(a), "text": lines[0]["text"]}]
-    scrub(4)  # before it began: nobody speaks
+    _scrub(page, 4)  # before it began: nobody speaks
     page.wait_for_function("(window.smallvilleViewer.town.bubbles || []).length === 0")
 
 
@@ -662,10 +645,7 @@ def test_the_heat_map_counts_where_residents_stood_up_to_the_step_shown(
     red, green, blue = pixel(page, (fx + 0.5) * tile, (fy + 0.5) * tile)[:3]
     assert red > green and red > blue, (red, green, blue)
     artifact(page, "viewer-heat-map")
-    page.evaluate(
-        "() => { const s = document.getElementById('slider'); s.value = '20';"
-        " s.dispatchEvent(new Event('input')); }"
-    )
+    _scrub(page, 20)
     page.wait_for_function("window.smallvilleViewer.town.heat?.to === 20")
     assert sum(heat()["counts"].values()) == 20 * len(_tiles_at(simulation, 20))
     page.click("#heat")
