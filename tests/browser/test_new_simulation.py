@@ -45,14 +45,14 @@ def test_a_user_makes_a_village_simulation_opens_and_runs_it(
     residents = sorted(made.agents.values_list("name", flat=True))
     assert sorted(viewer["names"]) == residents and len(residents) == 5
     assert viewer["width"] == made.town.width  # the village's map, not the Ville's
-    # Each resident drawn where the log has it, a disc of its own colour.
+    # Each resident drawn where the log has it, a figure in its own shirt.
     drawn = page.evaluate("() => ({points: window.smallvilleViewer.town.drawn,"
                           " tiles: Array.from(window.smallvilleViewer.state.tiles)})")  # fmt: skip
     for i, name in enumerate(viewer["names"]):
         agent = made.agents.get(name=name)
         assert drawn["tiles"][2 * i : 2 * i + 2] == [agent.tile_x, agent.tile_y], name
         x, y = drawn["points"][i]
-        assert near(pixel(page, x - 2, y + 2)[:3], resident_rgb(page, i)), name
+        assert near(pixel(page, x, y)[:3], resident_rgb(page, i)), name
     artifact(page, "new-simulation-village")
 
     with celery_worker():

@@ -123,9 +123,9 @@ def test_viewer_draws_the_ville_and_its_residents(
     for i, name in enumerate(drawn["names"]):
         agent = simulation.agents.get(name=name)
         assert drawn["tiles"][2 * i : 2 * i + 2] == [agent.tile_x, agent.tile_y]
-        # A resident is a disc of its own colour where it stands.
+        # A resident is a figure in its own shirt where it stands.
         x, y = drawn["points"][i]
-        assert near(pixel(page, x - 3, y + 3)[:3], resident_rgb(page, i)), name
+        assert near(pixel(page, x, y)[:3], resident_rgb(page, i)), name
     colours = {tuple(resident_rgb(page, i)) for i in range(len(drawn["names"]))}
     assert len(colours) == len(drawn["names"]), "two residents drawn alike"
     # The map from its layers: walls dark, a sector in its own colour.
@@ -356,11 +356,11 @@ def test_a_resident_who_left_is_gone_from_the_map_from_its_leave_step(
         _scrub(page, step)
         return _settled(page)
 
-    # Replayed before her leave step she is there, where the log had her, drawn as a disc.
+    # Replayed before her leave step she is there, where the log had her, in her shirt.
     earlier = scrub(9)
     assert earlier["tiles"][2 * i : 2 * i + 2] == _tiles_at(simulation, 9)["Maria Lopez"]
     x, y = earlier["points"][i]
-    assert near(pixel(page, x - 3, y + 3)[:3], resident_rgb(page, i))
+    assert near(pixel(page, x, y)[:3], resident_rgb(page, i))
     # From it on, she is not, and a click where she stood opens nobody's panel.
     assert scrub(10)["points"][i] is None
     assert scrub(15)["points"][i] is None
@@ -453,7 +453,7 @@ def test_two_residents_on_one_tile_are_both_seen_and_clicked(
     radius = page.evaluate("() => window.smallvilleViewer.town.radius")
     assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 >= 1.9 * radius  # side by side
     for k, (x, y), name in ((i, (ax, ay), first.name), (j, (bx, by), second.name)):
-        assert near(pixel(page, x, y + radius * 0.6)[:3], resident_rgb(page, k)), name
+        assert near(pixel(page, x, y)[:3], resident_rgb(page, k)), name
         page.locator("#map").click(position={"x": x, "y": y})
         expect(page.locator("#resident-body h2")).to_contain_text(name)
     artifact(page, "viewer-shared-tile")

@@ -211,9 +211,9 @@ def test_markers_scale_with_the_zoom_and_the_map_fills_its_container(
         drawn = _settled(page)
         zoomed = _view(page)
         sizes.append((zoomed["tile"], zoomed["radius"]))
-        # The disc is drawn as large as it says: its colour near its rim.
+        # The figure is drawn as large as it says: its shirt's sleeve near its side.
         x, y = drawn["points"][0]
-        rim = pixel(page, x - zoomed["radius"] * 0.8, y)[:3]
+        rim = pixel(page, x - zoomed["radius"] * 0.68, y + zoomed["radius"] * 0.1)[:3]
         assert near(rim, resident_rgb(page, 0)), (zoomed, rim)
     ratios = [radius / tile for tile, radius in sizes]
     assert sizes[-1][0] > sizes[0][0] * 1.8
@@ -286,7 +286,7 @@ def test_the_residents_emoji_draw_with_the_pages_own_font(
         assert coloured > 100, (emoji, drawn, coloured)
     drawn, _ = page.evaluate(ink, ["💬", font])
     assert drawn > 800, drawn
-    # And the resident's emoji on the map, above its disc's right (zoomed in to see it):
+    # And the resident's emoji on the map, above its figure's right (zoomed in to see it):
     # coloured pixels that the map under it does not have.
     for _ in range(5):
         page.click("#zoom-in")
@@ -308,7 +308,7 @@ def test_the_residents_emoji_draw_with_the_pages_own_font(
           }
           return n;
         }""",
-        [x + 0.4 * r, y - 1.8 * r, 1.2 * r, 0.7 * r],
+        [x + 1.05 * r, y - 1.7 * r, 0.85 * r, 0.7 * r],
     )
     assert coloured > 25, coloured
     assert any(url.endswith(".ttf") for url in traffic.static()), traffic.static()

@@ -1,17 +1,18 @@
-// The town viewer: the map and its residents, live (following the event log: its first
-// page read with `step_min`, then the live stream, `/stream/` as Server-Sent Events, or
-// pages of `seq_after` where the stream cannot be had) and in replay (the replay endpoint, a chunk of steps per request).
+// The town viewer: the map and its residents, live (following the event log: live.js)
+// and in replay (the replay endpoint, a chunk of steps per request).
 // Reads only the public REST API, so it is also an example of integrating with it.
 
-import { getJSON, postJSON, itemsOf } from "./api.js";
+import { getJSON, postJSON } from "./api.js";
 import { EMOJI_FONT, TownView, residentColour } from "./town.js";
 import { ResidentPanel, TownPanel } from "./panels.js";
 import { Bubbles } from "./bubbles.js";
-import { applyFrame, stateAt } from "./frames.js";
+import { stateAt } from "./frames.js";
+import { POLL_RUNNING_MS, following } from "./live.js";
 import { HeatMap } from "./heat.js";
 import { Minimap } from "./minimap.js";
 import { readSpend, showEstimate } from "./spend.js";
 import { Evaluations, wireFork } from "./work.js";
+import { listResidents, wireKeys } from "./keys.js";
 
 const root = document.getElementById("viewer");
 const SIM = Number(root.dataset.simulation);
@@ -19,8 +20,6 @@ const TOWN = Number(root.dataset.town);
 const CHUNK = Number(root.dataset.replayChunk);
 const API = `/api/simulations/${SIM}`;
 const POLL_MS = 1000;
-const POLL_RUNNING_MS = 500; // while the run goes, so the page trails it by little
-const CATCH_UP = 3; // frames read beyond these are applied at once, not walked
 const ZOOM = 1.25;
 const SPEND_MS = 5000; // the spend panel, read again this often while the run goes
 
@@ -34,6 +33,7 @@ function presentAt(resident, step) {
 
 class Viewer {
   constructor() {
+    this.api = API;
     this.chunks = new Map(); // first step -> replay body
     this.following = true;
     this.lastStep = 0;
@@ -101,6 +101,7 @@ class Viewer {
     this.residents = chunk.residents;
     this.townPanel.residents = chunk.residents;
     this.index = new Map(this.residents.map((r, i) => [r.name, i]));
+    listResidents(this.residents);
     this.live = stateAt(chunk, this.lastStep);
   }
 
@@ -126,10 +127,10 @@ class Viewer {
   }
 
   show(state, step, animate = true) {
-    const initials = this.residents.map((r) => r.initials);
+    const names = this.residents.map((r) => r.name);
     const colours = this.residents.map((r) => residentColour(r.name));
     const present = this.residents.map((r) => presentAt(r, step));
-    this.town.update({ ...state, initials, colours, present }, { animate });
+    this.town.update({ ...state, names, colours, present }, { animate });
     this.shownStep = step;
     this.state = state;
     $("slider").max = String(this.lastStep);
@@ -209,6 +210,7 @@ class Viewer {
     });
     $("zoom-in").addEventListener("click", () => this.zoom(ZOOM));
     $("zoom-out").addEventListener("click", () => this.zoom(1 / ZOOM));
+    wireKeys(this, (sign) => this.zoom(sign > 0 ? ZOOM : 1 / ZOOM));
     this.heat = new HeatMap(
       this.town,
       (step) => this.chunk(step),
@@ -284,127 +286,9 @@ class Viewer {
     }
     setTimeout(() => this.poll(), this.simulation.status === "running" ? POLL_RUNNING_MS : POLL_MS);
   }
-
-  async readEvents() {
-    // The first read starts at the step shown (its events change nothing drawn, as they
-    // are in the replay already): a newcomer may join at it, with no step after it.
-    let params = this.lastSeq === null
-      ? { step_min: this.lastStep, page_size: 1000 }
-      : { seq_after: this.lastSeq, page_size: 1000 };
-    let url = `${API}/events/`;
-    for (;;) {
-      const page = await getJSON(url, params);
-      for (const event of itemsOf(page)) this.take(event);
-      if (!page.next) break;
-      url = page.next;
-      params = {};
-    }
-    if (this.frames.length) this.play();
-    this.listen();
-  }
-
-  // The live stream after the last seq read; EventSource resumes it by itself with
-  // Last-Event-ID. Refused (it closes for good), the pages of `seq_after` are read instead.
-  listen() {
-    if (this.stream || this.lastSeq === null || typeof EventSource === "undefined") return;
-    this.stream = new EventSource(`${API}/stream/?after=${this.lastSeq}`);
-    this.stream.onmessage = (message) => {
-      const event = JSON.parse(message.data);
-      if (event.seq <= this.lastSeq) return;
-      this.take(event);
-      if (event.kind === "simulation.stepped") this.play();
-    };
-  }
-
-  streaming() {
-    return Boolean(this.stream) && this.stream.readyState !== EventSource.CLOSED;
-  }
-
-  // One event of the live log: positions and actions into the frame being built, the
-  // rest into the town's feed; `simulation.stepped` closes the frame.
-  take(event) {
-    this.lastSeq = event.seq;
-    const i = this.index.get(event.agent);
-    const p = event.payload;
-    switch (event.kind) {
-      case "agent.moved":
-        if (i !== undefined) this.frame.moved.push(i, p.tile[0], p.tile[1]);
-        return;
-      case "agent.acting": {
-        const partner = this.index.get(p.chatting_with || "");
-        if (i !== undefined) this.frame.acted.push([i, p.action, p.emoji || "", partner ?? -1]);
-        break;
-      }
-      case "agent.headed":
-      case "agent.arrived":
-        // The action only: emoji and partner stay the last acting's (null: keep).
-        if (i !== undefined) this.frame.acted.push([i, p.action, null, null]);
-        break;
-      case "agent.created":
-        if (i === undefined) this.newcomer = true;
-        break;
-      case "agent.left":
-        // Gone from the map from this step on (replays of earlier steps still show it),
-        // at once: a leave may come between steps.
-        if (i !== undefined) this.residents[i].left_step = event.step;
-        if (!this.playing) this.redrawLive();
-        else this.departed = true; // redrawn once the frames read are shown
-        break;
-      case "simulation.stepped":
-        this.readStep = p.step;
-        this.frames.push({ step: p.step, ...this.frame });
-        this.frame = { moved: [], acted: [] };
-        return;
-    }
-    this.townPanel.feed(event);
-  }
-
-  // Show the frames read, one after the other within the poll interval. Behind the run
-  // (more than CATCH_UP frames waiting: a run faster than the page walks, or steps
-  // committed in a batch), the older frames are applied at once and only the last few
-  // walked, so the clock stays within a few steps of the log read, as the event list does.
-  play() {
-    this.catchUp();
-    if (this.playing) return;
-    this.playing = true;
-    const next = () => {
-      const frame = this.frames.shift();
-      if (!frame) {
-        this.playing = false;
-        if (this.departed) this.redrawLive();
-        return;
-      }
-      this.showFrame(frame, frame.step % 6 === 0 || !this.frames.length);
-      setTimeout(next, Math.max(40, POLL_RUNNING_MS / (this.frames.length + 1)));
-    };
-    next();
-  }
-
-  catchUp() {
-    if (this.frames.length <= CATCH_UP) return;
-    let objects = false;
-    while (this.frames.length > CATCH_UP + 1) {
-      const skipped = this.frames.shift();
-      applyFrame(this.live, skipped);
-      objects ||= skipped.step % 6 === 0;
-    }
-    this.showFrame(this.frames.shift(), objects);
-  }
-
-  // The live state drawn again as it is (a resident left between steps).
-  redrawLive() {
-    this.departed = false;
-    if (this.following) this.show(this.live, this.lastStep, false);
-  }
-
-  showFrame(frame, objects) {
-    applyFrame(this.live, frame);
-    this.lastStep = frame.step;
-    if (this.following) this.show(this.live, frame.step);
-    else $("slider").max = String(this.lastStep);
-    if (objects) this.townPanel.refreshObjects();
-  }
 }
+
+Object.assign(Viewer.prototype, following);
 
 // For scripts and tests driving the page: the residents, their drawn state and the step.
 const viewer = new Viewer();

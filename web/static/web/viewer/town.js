@@ -1,5 +1,7 @@
 // Drawing the town on a <canvas>: the map from its layers (once, to an offscreen canvas),
-// then the residents each frame, moving smoothly from tile to tile.
+// then the residents each frame (people.js), moving smoothly from tile to tile.
+
+import { CAPTIONS_FROM, PIXEL, drawCaptions, drawPerson, lookOf } from "./people.js";
 
 const WALL = "#3d4247";
 const GROUND = "#cfe0b4";
@@ -27,13 +29,7 @@ function hue(index) {
   return (index * 137.508) % 360; // the golden angle: neighbours get distant hues
 }
 
-// A resident's own colour, from its name: dark enough for white initials, and residents
-// of one town told apart by hue (a stable hash, so a resident keeps it across pages).
-export function residentColour(name) {
-  let h = 2166136261;
-  for (const c of name) h = Math.imul(h ^ c.codePointAt(0), 16777619) >>> 0;
-  return `hsl(${h % 360}, ${55 + (h >> 9) % 25}%, ${30 + (h >> 17) % 10}%)`;
-}
+export { residentColour } from "./people.js";
 
 // Where residents standing on one tile are drawn: fanned out around it on a ring, so each
 // can be seen and clicked (`where` holds pixel centres, changed in place).
@@ -233,9 +229,11 @@ export class TownView {
       r.x = x;
       r.y = y;
       r.start = animate ? now : 0;
-      r.initials = state.initials[i];
+      if (r.name !== state.names[i]) r.look = lookOf(state.names[i]); // for scripts and tests
+      r.name = state.names[i];
       r.colour = state.colours[i];
       r.emoji = state.emojis[i];
+      r.action = state.actions[i];
     });
     this.links = [];
     const shown = (i) => this.residents[i] && this.residents[i].present;
@@ -267,7 +265,7 @@ export class TownView {
     g.drawImage(this.background, 0, 0, this.map.width * t, this.map.height * t);
     if (this.heat) this.drawHeat(g, t);
     let moving = false;
-    const radius = t * 1.1; // a resident's disc scales with the map
+    const radius = t * 1.1; // a resident's size scales with the map (people.js)
     // Residents not in the town at the step shown (not arrived yet, or left) are not drawn.
     const where = this.residents.map((r) => {
       if (!r.present) return null;
@@ -287,29 +285,18 @@ export class TownView {
       g.stroke();
     }
     g.setLineDash([]);
+    // Top to bottom, so one standing lower is drawn over one behind it.
+    const order = this.residents.map((_, i) => i).filter((i) => where[i]);
+    order.sort((a, b) => where[a][1] - where[b][1]);
+    for (const i of order) drawPerson(g, this.residents[i].name, where[i][0], where[i][1], radius, i === this.selected);
     g.textAlign = "center";
     g.textBaseline = "middle";
-    g.lineWidth = 1.5;
-    const font = `bold ${Math.round(radius * 0.95)}px system-ui`;
-    const emojiFont = `${Math.round(radius * 1.4)}px ${EMOJI_FONT}`;
-    const initials = radius >= 5; // smaller, they would be a smudge
-    this.residents.forEach((r, i) => {
-      if (!where[i]) return;
-      const [x, y] = where[i];
-      g.beginPath();
-      g.arc(x, y, radius, 0, Math.PI * 2);
-      g.fillStyle = i === this.selected ? "#f2c14e" : r.colour;
-      g.fill();
-      g.strokeStyle = "#fff";
-      g.stroke();
-      g.fillStyle = i === this.selected ? "#1f2a2e" : "#fff";
-      g.font = font;
-      if (initials) g.fillText(r.initials, x, y + 0.5);
-      if (r.emoji) {
-        g.font = emojiFont;
-        g.fillText(r.emoji, x + radius, y - radius * 1.1);
-      }
-    });
+    g.font = `${Math.round(radius * 1.4)}px ${EMOJI_FONT}`;
+    g.fillStyle = "#000"; // opaque: a colour glyph takes the fill's alpha
+    for (const i of order) {
+      if (this.residents[i].emoji) g.fillText(this.residents[i].emoji, where[i][0] + radius * 1.3, where[i][1] - radius * 1.3);
+    }
+    this.captions = t >= CAPTIONS_FROM ? drawCaptions(g, this.residents, where, radius, this.selected, this.labels) : [];
     for (const { i, text } of this.bubbles || []) if (where[i]) this.bubble(g, where[i], radius, text);
     this.drawn = where;
     this.radius = radius;
@@ -351,15 +338,19 @@ export class TownView {
     g.textAlign = "center";
   }
 
-  // The resident drawn at a point of the canvas (CSS pixels), or -1.
+  // The resident drawn at a point of the canvas (CSS pixels), or -1: the one whose figure
+  // (head to feet) holds the point, else the nearest within a finger's width.
   residentAt(px, py) {
+    const u = this.radius * PIXEL;
     let best = -1;
-    let bestDistance = Math.max(this.radius * 1.4, 8) ** 2; // a finger's width at least
+    let bestDistance = Infinity;
+    const finger = Math.max(this.radius * 1.4, 8) ** 2;
     this.drawn.forEach((point, i) => {
       if (!point) return; // not in the town at this step
       const [x, y] = point;
       const d = (x - px) ** 2 + (y - py) ** 2;
-      if (d < bestDistance) {
+      const inside = Math.abs(px - x) <= 4 * u && py >= y - 7 * u && py <= y + 5 * u;
+      if ((inside || d < finger) && d < bestDistance) {
         best = i;
         bestDistance = d;
       }
