@@ -47,7 +47,7 @@ export class Bubbles {
     }
     const page = await getJSON(`${this.api}/conversations/`, { participant: a, step_max: step, limit: 1000 });
     const held = itemsOf(page).filter((c) => c.participants.includes(b));
-    const talk = held[held.length - 1];
+    const talk = held[0]; // the API lists them newest first
     if (!talk) return null;
     if (!this.lines.has(talk.number)) {
       const whole = await getJSON(`${this.api}/conversations/${talk.number}/`);

@@ -66,6 +66,9 @@ export const following = {
         // The action only: emoji and partner stay the last acting's (null: keep).
         if (i !== undefined) this.frame.acted.push([i, p.action, null, null]);
         break;
+      case "conversation.held":
+        this.frame.talks.push({ step: event.step, started: event.sim_time, participants: p.participants, summary: p.summary || "" });
+        break;
       case "agent.created":
         if (i === undefined) this.newcomer = true;
         break;
@@ -79,7 +82,7 @@ export const following = {
       case "simulation.stepped":
         this.readStep = p.step;
         this.frames.push({ step: p.step, ...this.frame });
-        this.frame = { moved: [], acted: [] };
+        this.frame = { moved: [], acted: [], talks: [] };
         return;
     }
     this.townPanel.feed(event);
@@ -112,6 +115,7 @@ export const following = {
     while (this.frames.length > CATCH_UP + 1) {
       const skipped = this.frames.shift();
       applyFrame(this.live, skipped);
+      this.listTalks(skipped);
       objects ||= skipped.step % 6 === 0;
     }
     this.showFrame(this.frames.shift(), objects);
@@ -123,8 +127,16 @@ export const following = {
     if (this.following) this.show(this.live, this.lastStep, false);
   },
 
+  // The conversations a live frame brought, into the list (followed live only: a replay's
+  // list is read again on the way back to live).
+  listTalks(frame) {
+    if (!this.following) return;
+    for (const talk of frame.talks) this.townPanel.addTalk(talk, frame.step);
+  },
+
   showFrame(frame, objects) {
     applyFrame(this.live, frame);
+    this.listTalks(frame);
     this.lastStep = frame.step;
     if (this.following) this.show(this.live, frame.step);
     else $("slider").max = String(this.lastStep);

@@ -41,7 +41,7 @@ class Viewer {
     this.lastSeq = null;
     this.readStep = 0; // the last step the log read so far has closed
     this.frames = []; // live frames not yet shown
-    this.frame = { moved: [], acted: [] };
+    this.frame = { moved: [], acted: [], talks: [] };
   }
 
   async start() {
@@ -143,8 +143,12 @@ class Viewer {
     this.townPanel.showStep(step, this.following);
     this.speak(state, step);
     this.heat?.show(step, this.following);
-    if (!this.following || step % 6 === 0 || this.townPanel.talksAt === undefined) this.townPanel.showTalks(step);
-    if (this.selected >= 0) this.residentPanel.showState(state, this.selected);
+    // Conversations earlier: read for a replayed step, and once on (re)turning live; then
+    // the live stream's are added as their steps are shown (live.js).
+    if (!this.following || !this.talksLive) this.townPanel.showTalks(step, this.following);
+    else this.townPanel.keepTalks(step);
+    this.talksLive = this.following;
+    if (this.selected >= 0) this.residentPanel.showState(state, this.selected, step);
     this.follow();
   }
 
@@ -244,7 +248,7 @@ class Viewer {
     this.town.request();
     if (i < 0) return;
     $("follow").setAttribute("aria-pressed", String(this.followed === this.residents[i].name));
-    this.residentPanel.open(this.residents[i], this.state, i);
+    this.residentPanel.open(this.residents[i], this.state, i, this.shownStep);
   }
 
   async scrub(step) {

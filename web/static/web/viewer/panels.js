@@ -48,35 +48,61 @@ export class TownPanel {
     this.api = api;
     this.residents = residents;
     this.jump = jump; // to a step: the viewer shows it
+    this.talks = []; // the conversations listed, the latest first
+    this.talksStep = 0; // the step the list holds for
     this.refreshObjects();
   }
 
-  // The latest conversations held up to `step`, each a link to the step it began at.
-  async showTalks(step) {
+  // The latest conversations held up to `step` (the API's), each a link to the step it
+  // began at. Live, those the stream brought since (addTalk) stay on top.
+  async showTalks(step, live) {
     if (step === this.talksAt) return;
     this.talksAt = step;
+    const asked = (this.talksAsked = (this.talksAsked || 0) + 1);
+    this.talksPending = true;
     try {
-      const url = `${this.api}/conversations/`;
-      const { count } = await getJSON(url, { step_max: step, limit: 1 });
-      const page = await getJSON(url, { step_max: step, limit: TALKS, offset: Math.max(0, count - TALKS) });
-      if (this.talksAt !== step) return; // shown another step meanwhile
-      const list = document.getElementById("talks");
-      list.replaceChildren(
-        ...itemsOf(page)
-          .reverse()
-          .map((c) => {
-            const link = el("a", { href: "#", "data-step": String(c.step) }, `${time(c.started)} ${c.participants.join(" ↔ ")}`);
-            link.addEventListener("click", (event) => {
-              event.preventDefault();
-              this.jump(c.step);
-            });
-            return el("li", {}, link, el("span", { class: "muted" }, ` ${c.summary}`));
-          }),
-      );
-      if (!list.children.length) list.append(el("li", { class: "muted" }, "none yet"));
+      // The API lists them newest first.
+      const page = await getJSON(`${this.api}/conversations/`, { step_max: step, limit: TALKS });
+      if (asked !== this.talksAsked) return; // shown another step meanwhile
+      const later = live ? this.talks.filter((c) => c.step > step) : [];
+      this.talks = [...later, ...itemsOf(page)].slice(0, TALKS);
+      this.talksPending = false;
+      this.renderTalks(live ? Math.max(step, this.talksStep) : step);
     } catch (error) {
       /* kept as it was; the next step shown tries again */
     }
+  }
+
+  // Live: a conversation the stream brought (the event's step, sim time, participants and
+  // summary), listed at once with the step that shows it, so the list keeps the clock's step.
+  addTalk(talk, step) {
+    const key = (c) => `${c.step}|${c.participants.join("|")}`;
+    if (!this.talks.some((c) => key(c) === key(talk))) this.talks = [talk, ...this.talks].slice(0, TALKS);
+    this.talksStep = this.talksAt = step;
+    if (!this.talksPending) this.renderTalks(step); // else with the read's answer
+  }
+
+  // Live: a step shown that brought no conversation; the list holds for it as it is.
+  keepTalks(step) {
+    this.talksStep = this.talksAt = step;
+    if (!this.talksPending) document.getElementById("talks").dataset.step = String(step);
+  }
+
+  renderTalks(step) {
+    this.talksStep = step;
+    const list = document.getElementById("talks");
+    list.dataset.step = String(step);
+    list.replaceChildren(
+      ...this.talks.map((c) => {
+        const link = el("a", { href: "#", "data-step": String(c.step) }, `${time(c.started)} ${c.participants.join(" ↔ ")}`);
+        link.addEventListener("click", (event) => {
+          event.preventDefault();
+          this.jump(c.step);
+        });
+        return el("li", {}, link, el("span", { class: "muted" }, ` ${c.summary}`));
+      }),
+    );
+    if (!list.children.length) list.append(el("li", { class: "muted" }, "none yet"));
   }
 
   feed(event) {
@@ -195,8 +221,9 @@ export class ResidentPanel {
     });
   }
 
-  async open(resident, state, index) {
+  async open(resident, state, index, step) {
     this.resident = resident;
+    this.showState(state, index, step);
     this.session = null;
     const panel = document.getElementById("resident-panel");
     panel.hidden = false;
@@ -216,7 +243,7 @@ export class ResidentPanel {
     const trees = await Promise.all(
       itemsOf(reflections).map((m) => getJSON(`${base}/memories/${m.number}/evidence/`).catch(() => null)),
     );
-    const recentTalks = itemsOf(conversations).slice(-3).reverse();
+    const recentTalks = itemsOf(conversations).slice(0, 3); // the API's newest first
     const talks = await Promise.all(
       recentTalks.map((c) => getJSON(`${this.api}/conversations/${c.number}/`).catch(() => c)),
     );
@@ -242,13 +269,17 @@ export class ResidentPanel {
               el("ul", { class: "evidence" }, t.evidence.map((e) => el("li", {}, `#${e.memory.number} ${e.memory.description}`))))))
         : el("p", { class: "muted" }, "no reflections yet"),
     );
-    this.showState(state, index);
+    // The step shown now, which may have moved on while the panel loaded.
+    this.showState(this.latest.state, index, this.latest.step);
   }
 
-  showState(state, index) {
+  // The resident's action at the step shown (the element says which step it is).
+  showState(state, index, step) {
+    this.latest = { state, step };
     const action = document.getElementById("resident-action");
     if (!action || index < 0) return;
     action.textContent = `${state.emojis[index] || ""} ${state.actions[index] || "idle"}`;
+    action.dataset.step = String(step);
   }
 
   async ask(form) {
