@@ -4,6 +4,7 @@ its background at least WCAG AA's 4.5:1, and no sideways scroll at 1280x720 and 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
@@ -53,6 +54,10 @@ def _view(page: Page) -> dict[str, Any]:
 
 def _status(simulation: Simulation) -> str:
     return str(Simulation.objects.values_list("status", flat=True).get(pk=simulation.pk))
+
+
+def _has_status(simulation: Simulation, status: str) -> bool:
+    return _status(simulation) == status
 
 
 def test_the_main_controls_work_from_the_keyboard(
@@ -115,7 +120,7 @@ def test_the_main_controls_work_from_the_keyboard(
             expect(page.locator(f"#{button}")).to_be_enabled()
             _tab_to(page, button)
             page.keyboard.press("Enter")
-            wait_for(lambda s=status: _status(simulation) == s, 30, f"{button} to take")
+            wait_for(partial(_has_status, simulation, status), 30, f"{button} to take")
     artifact(page, "viewer-keyboard")
 
 
