@@ -33,6 +33,7 @@ BENCHES = (
     "evaluation",
     "replay",
     "rebuild",
+    "viewer_fps",
 )
 
 
