@@ -112,6 +112,7 @@ export function drawPerson(g, name, x, y, radius, selected) {
   g.fill();
   g.imageSmoothingEnabled = false;
   g.drawImage(sprite, x - CENTRE_X * u, y - CENTRE_Y * u, SPRITE_W * u, SPRITE_H * u);
+  g.imageSmoothingEnabled = true; // the map's copy is smoothed, as before
 }
 
 // A caption's text: the action, cut to CAPTION_MAX characters.
@@ -129,7 +130,7 @@ function overlaps(a, b) {
 // taken, else one clear of captions (its white box over a name), else none: no two
 // captions meet. Returns the captions drawn: {i, text, x, y, w, h} in CSS pixels.
 export function drawCaptions(g, residents, where, radius, selected, labels) {
-  const size = Math.round(Math.max(10, Math.min(13, radius * 0.55)));
+  const size = Math.round(Math.max(11, Math.min(14, radius * 0.6)));
   g.font = `${size}px system-ui`;
   g.textAlign = "left";
   g.textBaseline = "middle";

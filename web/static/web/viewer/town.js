@@ -7,6 +7,9 @@ const WALL = "#3d4247";
 const GROUND = "#cfe0b4";
 const MOVE_MS = 450;
 const MAX_TILE = 32;
+// The largest canvas side, in device pixels, that Chromium copies faithfully: a map canvas
+// wider than this was drawn shifted and smeared (headless, 1440 px wide, zoomed all in).
+const MAX_CANVAS = 4096;
 // The residents' emoji: the page's own font (a subset of Noto Color Emoji, viewer.css), so
 // they draw on a machine without an emoji font; the system's for any emoji it lacks.
 export const EMOJI_FONT = '"Smallville Emoji", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji"';
@@ -90,8 +93,9 @@ export class TownView {
   }
 
   setScale(tile) {
-    this.tile = Math.min(Math.max(MAX_TILE, this.fitTile), Math.max(this.fitTile, tile));
     const ratio = window.devicePixelRatio || 1;
+    const most = Math.min(MAX_TILE, Math.floor(MAX_CANVAS / ratio / Math.max(this.map.width, this.map.height)));
+    this.tile = Math.min(Math.max(most, this.fitTile), Math.max(this.fitTile, tile));
     const w = this.map.width * this.tile;
     const h = this.map.height * this.tile;
     this.canvas.width = Math.round(w * ratio);
