@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
               const [x, y] = v.town.map.sectors.find((s) => s.name === name).label_tile;
               const wrap = document.getElementById("map-wrap");
               wrap.scrollLeft = (x + 0.5) * t - wrap.clientWidth / 2;
-              wrap.scrollTop = (y + 4) * t - wrap.clientHeight / 2;
+              wrap.scrollTop = (y + 1.5) * t - wrap.clientHeight / 2;
               let best = -1, distance = Infinity;
               v.residents.forEach((r, i) => {
                 const d = (v.state.tiles[2 * i] - x) ** 2 + (v.state.tiles[2 * i + 1] - y) ** 2;

@@ -95,21 +95,20 @@ function spriteOf(look) {
 const sprites = new Map(); // name -> its sprite
 
 // Draw resident `name` standing at (x, y) (CSS pixels), `radius` its size; the selected
-// one on a yellow disc.
+// one on a yellow ring.
 export function drawPerson(g, name, x, y, radius, selected) {
   let sprite = sprites.get(name);
   if (!sprite) sprites.set(name, (sprite = spriteOf(lookOf(name))));
   const u = radius * PIXEL;
-  if (selected) {
-    g.fillStyle = "#f2c14e";
-    g.beginPath();
-    g.arc(x, y - u, radius * 1.6, 0, Math.PI * 2);
-    g.fill();
-  }
-  g.fillStyle = "rgba(31, 42, 46, 0.3)"; // the shadow at its feet
-  g.beginPath();
-  g.ellipse(x, y + 5.6 * u, 4 * u, 1.2 * u, 0, 0, Math.PI * 2);
+  g.beginPath(); // its shadow, or for the selected one a yellow ring, at its feet
+  g.ellipse(x, y + 5.6 * u, selected ? 6 * u : 4 * u, selected ? 2.2 * u : 1.2 * u, 0, 0, Math.PI * 2);
+  g.fillStyle = selected ? "#f2c14e" : "rgba(31, 42, 46, 0.3)";
   g.fill();
+  if (selected) {
+    g.strokeStyle = "#1f2a2e";
+    g.lineWidth = Math.max(1, u / 2);
+    g.stroke();
+  }
   g.imageSmoothingEnabled = false;
   g.drawImage(sprite, x - CENTRE_X * u, y - CENTRE_Y * u, SPRITE_W * u, SPRITE_H * u);
   g.imageSmoothingEnabled = true; // the map's copy is smoothed, as before
