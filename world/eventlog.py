@@ -213,9 +213,16 @@ def simulation_snapshot(*, simulation: Simulation) -> dict[str, Any]:
 
 
 def simulation_fork(
-    *, simulation: Simulation, step: int, name: str = "", owner: Any = None
+    *,
+    simulation: Simulation,
+    step: int,
+    name: str = "",
+    owner: Any = None,
+    seed: int | None = None,
+    config: dict[str, Any] | None = None,
 ) -> Simulation:
-    """A new simulation whose log is `simulation`'s events up to and including `step`."""
+    """A new simulation whose log is `simulation`'s events up to and including `step`;
+    `seed` and `config` (checked by the caller) for the steps after it, else the parent's."""
     if step < 0 or step > simulation.step:
         raise ValueError(f"fork step must be between 0 and {simulation.step}, got {step}")
     with transaction.atomic():
@@ -226,8 +233,8 @@ def simulation_fork(
             base=simulation.base,
             start_time=simulation.start_time,
             sec_per_step=simulation.sec_per_step,
-            seed=simulation.seed,
-            config=simulation.config,
+            seed=simulation.seed if seed is None else seed,
+            config=simulation.config if config is None else config,
             embedding_model=simulation.embedding_model,
             parent=simulation,
             forked_at_step=step,
