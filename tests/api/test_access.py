@@ -52,6 +52,17 @@ ENDPOINTS = [
     ("put", "/api/simulations/1/objects/"),
     ("get", "/api/towns/1/map/"),
     ("get", "/api/simulations/1/replay/"),
+    ("get", "/api/experiments/"),
+    ("post", "/api/experiments/"),
+    ("get", "/api/experiments/1/"),
+    ("delete", "/api/experiments/1/"),
+    ("post", "/api/experiments/1/start/"),
+    ("post", "/api/experiments/1/pause/"),
+    ("post", "/api/experiments/1/resume/"),
+    ("post", "/api/experiments/1/cancel/"),
+    ("get", "/api/experiments/1/results/"),
+    ("get", "/api/experiments/1/results/csv/"),
+    ("get", "/api/experiments/1/report/"),
 ]
 
 
