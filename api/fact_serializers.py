@@ -48,6 +48,12 @@ class FactQuerySerializer(serializers.Serializer[Any]):
     def validate_words(self, groups: list[str]) -> list[list[str]]:
         return [[entry.strip() for entry in group.split(",")] for group in groups]
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # A query's empty parameter would be taken as absent: `origin=` is a mistake.
+        if "origin" in self.initial_data and not attrs.get("origin"):
+            raise serializers.ValidationError({"origin": ["name a resident, or leave it out"]})
+        return attrs
+
 
 class HolderSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
@@ -60,14 +66,13 @@ class HolderSerializer(serializers.Serializer[Any]):
     )
     hop = serializers.IntegerField(
         allow_null=True,
-        help_text="tellers on the shortest chain back to the source (0: the source); "
-        "null: unknown",
+        help_text="tellers on the shortest chain back to the source (0: the source); null: unknown",
     )
 
 
 class HoldersSerializer(serializers.Serializer[Any]):
     fact = FactSerializer(source="fact.as_json")
-    source = serializers.CharField(
+    source = serializers.CharField(  # type: ignore[assignment]  # a field, not Field.source
         allow_null=True,
         help_text="the resident it starts from: the fact's origin, or the first to hold it",
     )

@@ -128,9 +128,7 @@ def test_any_clause_with_its_words(api: APIClient, skaters: Simulation) -> None:
     assert body["holders"] == [] and body["source"] is None
 
 
-def test_another_users_simulation_is_not_found(
-    other_api: APIClient, skaters: Simulation
-) -> None:
+def test_another_users_simulation_is_not_found(other_api: APIClient, skaters: Simulation) -> None:
     for url in ("facts/", "facts/holders/?fact=the%20mill%20pond%20is%20frozen"):
         response = other_api.get(f"/api/simulations/{skaters.pk}/{url}")
         assert response.status_code == 404, response.content

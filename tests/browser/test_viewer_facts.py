@@ -13,7 +13,7 @@ from playwright.sync_api import Page
 from pytest_django.live_server_helper import LiveServer
 
 from agents.services import simulation_create_from_base
-from evaluations.fact_selectors import facts_named
+from evaluations.fact_selectors import fact_holders, facts_named
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
 from runtime.engine import simulation_run_inline
@@ -67,10 +67,16 @@ def _news_travels(owner: User) -> Simulation:
     return simulation_run_inline(simulation=simulation, steps=LAST - TOLD_KLAUS)
 
 
-def _disc(page: Page, name: str) -> list[int]:
-    """The RGB drawn inside resident `name`'s disc (off its initials), once settled."""
+def _point(page: Page, name: str) -> tuple[float, float]:
+    """Where resident `name` is drawn, once settled."""
     drawn = _settled(page)
     x, y = drawn["points"][drawn["names"].index(name)]
+    return float(x), float(y)
+
+
+def _disc(page: Page, name: str) -> list[int]:
+    """The RGB drawn inside resident `name`'s disc (off its initials)."""
+    x, y = _point(page, name)
     return pixel(page, x - 3, y + 3)[:3]
 
 
@@ -118,27 +124,36 @@ def test_residents_are_coloured_by_a_fact_along_the_replay(
             f"document.getElementById('fact-count').dataset.holding === '{holding}'"
         )
         assert _count(page) == f"{holding} of 3 hold it at step {step}"
-        drawn = {n: _disc(page, n) for n in (ISABELLA, MARIA, KLAUS)}
-        assert near(drawn[ISABELLA], isabella), (step, drawn)
-        assert near(drawn[MARIA], maria), (step, drawn)
-        assert near(drawn[KLAUS], klaus), (step, drawn)
+        discs = {n: _disc(page, n) for n in (ISABELLA, MARIA, KLAUS)}
+        assert near(discs[ISABELLA], isabella), (step, discs)
+        assert near(discs[MARIA], maria), (step, discs)
+        assert near(discs[KLAUS], klaus), (step, discs)
     # The source is ringed in gold even before it holds it.
-    drawn = _settled(page)
-    x, y = drawn["points"][drawn["names"].index(ISABELLA)]
+    x, y = _point(page, ISABELLA)
     radius = page.evaluate("window.smallvilleViewer.town.radius")
     assert near(pixel(page, x + radius - 0.5, y)[:3], [242, 193, 78], 40)
 
     # A resident's panel says who told it and when.
     _scrub(page, TOLD_KLAUS)
-    drawn = _settled(page)
-    x, y = drawn["points"][drawn["names"].index(KLAUS)]
+    x, y = _point(page, KLAUS)
     page.locator("#map").click(position={"x": x, "y": y})
     page.wait_for_selector("#resident-fact:not([hidden])")
     said = page.inner_text("#resident-fact")
     assert f"since step {TOLD_KLAUS}" in said and f"told by {MARIA}" in said, said
     artifact(page, "viewer-facts-replay")
 
+    # A fact the base names, from the select: its holders as the memories say.
+    named = facts_named(simulation=simulation)[0]
+    page.select_option("#fact-select", "0")
+    page.wait_for_function(
+        "(text) => document.getElementById('map').dataset.fact === text", arg=named.text
+    )
+    holders = fact_holders(simulation=simulation, fact=named).holders
+    holding = sum(h.step <= TOLD_KLAUS for h in holders)
+    assert _count(page) == f"{holding} of 3 hold it at step {TOLD_KLAUS}"
+
     # Clear: everyone in their own colour again.
     page.click("#fact-clear")
     page.wait_for_function("!document.getElementById('map').dataset.fact")
     assert page.locator("#fact-panel-body").is_hidden()
+    assert near(_disc(page, MARIA), own[MARIA]), "Maria kept the fact's colour"
