@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from agents.bases.reference import UnknownBase
+from agents.bases.selectors import base_resolve
 from world.models import Simulation
 
 from .emergence import diffusion, holds, remembered
-from .named import Fact, MeasureError, measures_parse, measures_resolve
+from .named import Fact, MeasureError, measures_parse
 
 # What a request's fact fields are called, by the path measures_parse names them with.
 _FIELDS = {"text": "fact", "origin": "origin", "words": "words", "published": "fact"}
@@ -40,8 +42,20 @@ class Holders:
 
 
 def facts_named(*, simulation: Simulation) -> list[Fact]:
-    """The facts the simulation's base names (its `measures`); none for a base without."""
-    return measures_resolve(simulation, events=[]).facts
+    """The facts the simulation's base names (its `measures`); none for a base without or
+    one gone. A base's fact that cannot be measured (too few key words and no `words`: the
+    base's schema allows it, an evaluation refuses it) is left out."""
+    try:
+        base = base_resolve(user=simulation.owner, base=simulation.base)
+    except UnknownBase:
+        return []
+    facts: list[Fact] = []
+    for spec in (base.measures or {}).get("facts", []):
+        try:
+            facts += measures_parse([spec], [])[0]
+        except MeasureError:
+            continue
+    return facts
 
 
 def fact_read(
@@ -76,18 +90,18 @@ def fact_read(
 
 def fact_holders(*, simulation: Simulation, fact: Fact) -> Holders:
     """Who holds `fact` in the simulation's memories (see the module's docstring)."""
-    memories = remembered(simulation)
-    spread = diffusion(simulation, memories, fact.origin, fact.about)
-    source = spread["source"] or None
-    hops: dict[str, Any] = {a: r["hop"] for a, r in spread["residents"].items()}
+    stating = [m for m in remembered(simulation) if holds(m.description, fact.about)]
+    residents = set(simulation.agents.values_list("name", flat=True))
+    source = fact.origin or (stating[0].agent if stating else None)
+    hops: dict[str, Any] = {}
+    if len(residents) > 1:  # the measure's shares are over the others
+        spread = diffusion(simulation, stating, fact.origin, fact.about)
+        hops = {a: r["hop"] for a, r in spread["residents"].items()}
     if source:
         hops[source] = 0
-    residents = set(simulation.agents.values_list("name", flat=True))
     first: dict[str, datetime] = {}
     told_by: dict[str, str] = {}
-    for memory in memories:
-        if not holds(memory.description, fact.about):
-            continue
+    for memory in stating:
         first.setdefault(memory.agent, memory.created)
         teller = (memory.source or {}).get("from")
         if teller in residents and teller != memory.agent:
