@@ -48,6 +48,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("api.control_urls")),
     path("", include("api.cognition_urls")),
     path("", include("api.evaluation_urls")),
+    path("", include("api.fact_urls")),
     path("", include("api.replay_urls")),
     path("", include("api.scenario_urls")),
 ]

@@ -63,6 +63,8 @@ ENDPOINTS = [
     ("get", "/api/experiments/1/results/"),
     ("get", "/api/experiments/1/results/csv/"),
     ("get", "/api/experiments/1/report/"),
+    ("get", "/api/simulations/1/facts/"),
+    ("get", "/api/simulations/1/facts/holders/?fact=the library closes early on Friday"),
 ]
 
 
@@ -141,6 +143,8 @@ def test_another_users_simulation_is_not_found(api: APIClient, other_api: APICli
         api.get(f"{base}/objects/"),
         api.put(f"{base}/objects/", {"address": "x", "state": "burning"}, format="json"),
         api.get(f"{base}/replay/"),
+        api.get(f"{base}/facts/"),
+        api.get(f"{base}/facts/holders/", {"fact": "the library closes early on Friday"}),
         api.delete(f"{base}/"),
     ):
         assert response.status_code == 404, response.content

@@ -116,6 +116,8 @@ def _url(path: str, *, simulation: int, town: int, own: dict[str, int] | None = 
         url += "?from_x=72&from_y=14&to_x=73&to_y=14"
     if url.endswith("/estimate/"):
         url += "?hours=1"
+    if url.endswith("/facts/holders/"):
+        url += "?fact=the+library+closes+early+on+Friday"
     return url
 
 

@@ -8,6 +8,7 @@ import { EMOJI_FONT, TownView, residentColour } from "./town.js";
 import { ResidentPanel, TownPanel } from "./panels.js";
 import { Bubbles } from "./bubbles.js";
 import { applyFrame, stateAt } from "./frames.js";
+import { FactColours } from "./facts.js";
 import { HeatMap } from "./heat.js";
 import { Minimap } from "./minimap.js";
 import { readSpend, showEstimate } from "./spend.js";
@@ -80,6 +81,8 @@ class Viewer {
     this.estimate();
     wireFork(API, () => this.shownStep);
     this.evaluations = new Evaluations(API, () => this.shownStep);
+    this.facts = new FactColours(API, this);
+    await this.facts.load();
     await this.emojiFont;
     root.dataset.ready = "true";
     this.poll();
@@ -142,6 +145,7 @@ class Viewer {
     this.townPanel.showStep(step, this.following);
     this.speak(state, step);
     this.heat?.show(step, this.following);
+    this.facts?.show(step, this.following);
     if (!this.following || step % 6 === 0 || this.townPanel.talksAt === undefined) this.townPanel.showTalks(step);
     if (this.selected >= 0) this.residentPanel.showState(state, this.selected);
     this.follow();
@@ -243,6 +247,7 @@ class Viewer {
     if (i < 0) return;
     $("follow").setAttribute("aria-pressed", String(this.followed === this.residents[i].name));
     this.residentPanel.open(this.residents[i], this.state, i);
+    this.facts.describe();
   }
 
   async scrub(step) {

@@ -296,11 +296,13 @@ export class TownView {
     this.residents.forEach((r, i) => {
       if (!where[i]) return;
       const [x, y] = where[i];
+      const paint = this.colourOf?.(i); // an override, {fill, ring?} (facts.js)
       g.beginPath();
       g.arc(x, y, radius, 0, Math.PI * 2);
-      g.fillStyle = i === this.selected ? "#f2c14e" : r.colour;
+      g.fillStyle = i === this.selected ? "#f2c14e" : paint?.fill ?? r.colour;
       g.fill();
-      g.strokeStyle = "#fff";
+      g.strokeStyle = paint?.ring ?? "#fff";
+      g.lineWidth = paint?.ring ? Math.max(2, radius / 3) : 1.5;
       g.stroke();
       g.fillStyle = i === this.selected ? "#1f2a2e" : "#fff";
       g.font = font;
