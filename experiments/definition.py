@@ -145,6 +145,8 @@ def definition_check(*, owner: User, data: Any) -> dict[str, Any]:
         for v in stored["variants"]
     ]
     stored["start"] = start.as_json()
+    at = start.start_time + timedelta(seconds=start.step * start.sec_per_step)
+    stored["span_steps"] = span_steps(stored, start_time=at, sec_per_step=start.sec_per_step)
     return stored
 
 

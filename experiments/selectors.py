@@ -41,7 +41,7 @@ def experiment_progress(*, experiment: Experiment) -> ExperimentProgress:
         if span is not None:
             spans.append(span)
         done += ran
-    per_run = max(spans) if spans else 0
+    per_run = max(spans) if spans else int(experiment.definition.get("span_steps", 0))
     total = sum(s for s in spans) + per_run * (len(runs) - len(spans))
     rate = None
     if experiment.started_at is not None and done:
