@@ -36,6 +36,11 @@ def _runs(experiment: Experiment) -> list[ExperimentRun]:
     return list(experiment.runs.select_related("simulation", "experiment"))
 
 
+def _made(run: ExperimentRun) -> Simulation:
+    assert run.simulation is not None, run
+    return run.simulation
+
+
 @pytest.mark.django_db(transaction=True)
 def test_an_experiments_runs_equal_the_same_simulations_run_by_hand(api: APIClient) -> None:
     experiment = _experiment(api)
@@ -88,7 +93,7 @@ def test_a_worker_killed_mid_experiment_loses_nothing(api: APIClient) -> None:
     runs = _runs(experiment)
     assert {r.status for r in runs} == {RunStatus.DONE}
     for run in runs:
-        assert log_of(run.simulation) == log_of(twin_of(api, run)), run
+        assert log_of(_made(run)) == log_of(twin_of(api, run)), run
     # Nothing made twice: one simulation per run.
     names = Simulation.objects.filter(name__contains=f"experiment {experiment.pk} run")
     assert names.count() == len(runs)
@@ -112,8 +117,8 @@ def test_two_workers_take_its_runs_in_parallel(api: APIClient) -> None:
     spans = []
     for run in _runs(experiment):
         assert run.status == RunStatus.DONE
-        events = run.simulation.events.order_by("seq")
-        spans.append((events.first().created_at, events.last().created_at))
+        times = list(_made(run).events.order_by("seq").values_list("created_at", flat=True))
+        spans.append((times[0], times[-1]))
     overlapping = [
         (a, b) for i, a in enumerate(spans) for b in spans[i + 1 :] if a[0] < b[1] and b[0] < a[1]
     ]
@@ -147,7 +152,7 @@ def test_cancel_stops_the_runs_and_leaves_their_logs_whole(api: APIClient) -> No
     made = [r for r in runs if r.simulation is not None]
     assert len(made) == 2  # the two under way; the others never made
     for run in made:
-        simulation = run.simulation
+        simulation = _made(run)
         assert simulation.step < 400
         live = simulation_snapshot(simulation=simulation)
         simulation_rebuild(simulation=simulation)
