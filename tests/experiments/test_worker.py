@@ -4,6 +4,7 @@ runs; cancel stops the runs with whole logs."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -158,3 +159,40 @@ def test_cancel_stops_the_runs_and_leaves_their_logs_whole(api: APIClient) -> No
         simulation_rebuild(simulation=simulation)
         assert simulation_snapshot(simulation=simulation) == live
         assert log_of(simulation) == log_of(twin_of(api, run, steps=simulation.step))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pause_holds_every_run_and_resume_finishes_them_whole(api: APIClient) -> None:
+    experiment = _experiment(api, span={"steps": 40}, concurrency=1)
+    url = f"/api/experiments/{experiment.pk}/"
+    with celery_worker():
+        api.post(f"{url}start/")
+        wait_for(
+            lambda: any(r.simulation and r.simulation.step >= 5 for r in _runs(experiment)),
+            300,
+            "a run under way",
+        )
+        paused = api.post(f"{url}pause/")
+        assert paused.status_code == 200 and paused.json()["status"] == "paused"
+
+        def held() -> bool:
+            return all(
+                r.simulation is None or r.simulation.status != SimulationStatus.RUNNING
+                for r in _runs(experiment)
+            )
+
+        def steps() -> list[tuple[int, int | None]]:
+            return [(r.pk, r.simulation and r.simulation.step) for r in _runs(experiment)]
+
+        wait_for(held, 60, "the run under way to stop")
+        time.sleep(2)  # the tick in flight when it paused commits
+        before = steps()
+        time.sleep(4)  # the watchdog's sweeps come every second: none may start a run
+        assert steps() == before
+        assert sum(r.simulation is not None for r in _runs(experiment)) == 1
+        resumed = api.post(f"{url}resume/")
+        assert resumed.status_code == 200 and resumed.json()["status"] == "running"
+        wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 600, "the experiment")
+    for run in _runs(experiment):
+        assert run.status == RunStatus.DONE
+        assert log_of(_made(run)) == log_of(twin_of(api, run)), run
