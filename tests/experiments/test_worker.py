@@ -182,7 +182,7 @@ def test_pause_holds_every_run_and_resume_finishes_them_whole(api: APIClient) ->
             )
 
         def steps() -> list[tuple[int, int | None]]:
-            return [(r.pk, r.simulation and r.simulation.step) for r in _runs(experiment)]
+            return [(r.pk, r.simulation.step if r.simulation else None) for r in _runs(experiment)]
 
         wait_for(held, 60, "the run under way to stop")
         time.sleep(2)  # the tick in flight when it paused commits
