@@ -222,7 +222,8 @@ def simulation_fork(
     config: dict[str, Any] | None = None,
 ) -> Simulation:
     """A new simulation whose log is `simulation`'s events up to and including `step`;
-    `seed` and `config` (checked by the caller) for the steps after it, else the parent's."""
+    with `seed` or `config` (checked by the caller), then a `simulation.branched` event
+    at `step`: the fork runs with them after it (its rebuild too), else the parent's."""
     if step < 0 or step > simulation.step:
         raise ValueError(f"fork step must be between 0 and {simulation.step}, got {step}")
     with transaction.atomic():
@@ -233,8 +234,8 @@ def simulation_fork(
             base=simulation.base,
             start_time=simulation.start_time,
             sec_per_step=simulation.sec_per_step,
-            seed=simulation.seed if seed is None else seed,
-            config=simulation.config if config is None else config,
+            seed=simulation.seed,
+            config=simulation.config,
             embedding_model=simulation.embedding_model,
             parent=simulation,
             forked_at_step=step,
@@ -262,5 +263,13 @@ def simulation_fork(
         Simulation.objects.filter(pk=child.pk).update(last_seq=last_seq)
         child.last_seq = last_seq
         simulation_rebuild(simulation=child)
+        if seed is not None or config is not None:
+            from .events import simulation_branched  # world.events imports this module
+
+            branched = simulation_branched(
+                seed=child.seed if seed is None else seed,
+                config=child.config if config is None else config,
+            )
+            events_append(simulation=child, drafts=[branched], step=step)
         child.refresh_from_db()
     return child

@@ -11,6 +11,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from experiments.models import Experiment, ExperimentRun, ExperimentStatus, RunStatus
+from runtime import engine
 from runtime.workerproc import WorkerProcess
 from tests.runtime.workers import celery_worker, wait_for
 from world.eventlog import simulation_rebuild, simulation_snapshot
@@ -196,3 +197,55 @@ def test_pause_holds_every_run_and_resume_finishes_them_whole(api: APIClient) ->
     for run in _runs(experiment):
         assert run.status == RunStatus.DONE
         assert log_of(_made(run)) == log_of(twin_of(api, run)), run
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_counterfactual_forks_one_step_and_each_branch_equals_its_fork_by_hand(
+    api: APIClient,
+) -> None:
+    made = api.post("/api/simulations/", {"base": base_made(api), "seed": 5}, format="json")
+    parent = engine.simulation_run_inline(
+        simulation=Simulation.objects.get(pk=made.json()["id"]), steps=12
+    )
+    whisper = {
+        "kind": "whisper",
+        "at": "2024-09-02T09:15:00Z",  # step 15, after the fork's step 10
+        "resident": "Juno Prask",
+        "statement": "Juno Prask heard that the old mill will be a kite workshop",
+    }
+    body = {
+        "name": "told at the mill",
+        "start": {"simulation": parent.pk, "step": 10},
+        "span": {"steps": 20},
+        "seeds": [11, 12],
+        "variants": [
+            {"name": "as it went"},
+            {"name": "Juno told", "scenarios": {"add": [whisper]}},
+        ],
+    }
+    created = api.post("/api/experiments/", body, format="json")
+    assert created.status_code == 201, created.content
+    experiment = Experiment.objects.get(pk=created.json()["id"])
+    with celery_worker():
+        api.post(f"/api/experiments/{experiment.pk}/start/")
+        wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 300, "the experiment")
+    for run in _runs(experiment):
+        simulation = _made(run)
+        assert simulation.parent_id == parent.pk and simulation.forked_at_step == 10
+        assert simulation.step == 30 and simulation.seed == run.seed
+        live = simulation_snapshot(simulation=simulation)
+        simulation_rebuild(simulation=simulation)  # its seed is in its log
+        assert simulation_snapshot(simulation=simulation) == live
+        fork = api.post(
+            f"/api/simulations/{parent.pk}/fork/", {"step": 10, "seed": run.seed}, format="json"
+        )
+        assert fork.status_code == 201, fork.content
+        twin = Simulation.objects.get(pk=fork.json()["id"])
+        if run.variant == 1:
+            added = api.post(f"/api/simulations/{twin.pk}/scenarios/", whisper, format="json")
+            assert added.status_code == 201, added.content
+        twin = engine.simulation_run_inline(simulation=twin, steps=20)
+        assert log_of(simulation) == log_of(twin), run
+    told = [r for r in _runs(experiment) if r.variant == 1]
+    for run in told:
+        assert _made(run).events.filter(kind="scenario.applied").exists()
