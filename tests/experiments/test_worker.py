@@ -44,17 +44,36 @@ def _made(run: ExperimentRun) -> Simulation:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_experiments_runs_equal_the_same_simulations_run_by_hand(api: APIClient) -> None:
-    experiment = _experiment(api)
+def test_two_workers_take_its_runs_and_each_equals_its_simulation_run_by_hand(
+    api: APIClient,
+) -> None:
+    experiment = _experiment(api, concurrency=2)
     url = f"/api/experiments/{experiment.pk}/"
-    with celery_worker():
-        assert api.post(f"{url}start/").status_code == 200
-        wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 300, "the experiment")
+    with celery_worker() as first:
+        second = WorkerProcess(first.queue, first.env)
+        second.log = first.log.with_name(f"{first.log.stem}-second.log")
+        second.start()
+        try:
+            assert api.post(f"{url}start/").status_code == 200
+            wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 300, "the experiment")
+        finally:
+            second.stop()
+        logs = [first.log.read_text(), second.log.read_text()]
+    for log in logs:
+        assert "agents.tick" in log and "succeeded" in log, "a worker did no tick"
     runs = _runs(experiment)
     assert {r.status for r in runs} == {RunStatus.DONE}
+    spans = []
     for run in runs:
-        assert run.simulation is not None and run.simulation.step == 30
-        assert log_of(run.simulation) == log_of(twin_of(api, run)), run
+        times = list(_made(run).events.order_by("seq").values_list("created_at", flat=True))
+        spans.append((times[0], times[-1]))
+    overlapping = [
+        (a, b) for i, a in enumerate(spans) for b in spans[i + 1 :] if a[0] < b[1] and b[0] < a[1]
+    ]
+    assert overlapping, "no two runs ran at the same time"
+    for run in runs:
+        assert _made(run).step == 30
+        assert log_of(_made(run)) == log_of(twin_of(api, run)), run
     # The variant's base is the user's, with the news left out of Tamsin's seed memories.
     edited = api.get(f"/api/bases/{experiment.variant_bases[1]}/").json()
     tamsin = next(r for r in edited["residents"] if r["name"] == "Tamsin Oakes")
@@ -99,32 +118,6 @@ def test_a_worker_killed_mid_experiment_loses_nothing(api: APIClient) -> None:
     # Nothing made twice: one simulation per run.
     names = Simulation.objects.filter(name__contains=f"experiment {experiment.pk} run")
     assert names.count() == len(runs)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_two_workers_take_its_runs_in_parallel(api: APIClient) -> None:
-    experiment = _experiment(api, concurrency=2)
-    with celery_worker() as first:
-        second = WorkerProcess(first.queue, first.env)
-        second.log = first.log.with_name(f"{first.log.stem}-second.log")
-        second.start()
-        try:
-            api.post(f"/api/experiments/{experiment.pk}/start/")
-            wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 300, "the experiment")
-        finally:
-            second.stop()
-        logs = [first.log.read_text(), second.log.read_text()]
-    for log in logs:
-        assert "agents.tick" in log and "succeeded" in log, "a worker did no tick"
-    spans = []
-    for run in _runs(experiment):
-        assert run.status == RunStatus.DONE
-        times = list(_made(run).events.order_by("seq").values_list("created_at", flat=True))
-        spans.append((times[0], times[-1]))
-    overlapping = [
-        (a, b) for i, a in enumerate(spans) for b in spans[i + 1 :] if a[0] < b[1] and b[0] < a[1]
-    ]
-    assert overlapping, "no two runs ran at the same time"
 
 
 @pytest.mark.django_db(transaction=True)
