@@ -49,8 +49,8 @@ def variant_base_document(
 
 def variant_bases_make(*, experiment: Experiment) -> list[int | None]:
     """Per variant, the base its runs start from (None for a counterfactual's): the start's,
-    or a base of the owner's made from it with the variant's edits (made again when one of
-    the same name exists: a retried start)."""
+    or a base of the owner's made from it with the variant's edits, under a name none of
+    the owner's bases has."""
     definition = experiment.definition
     start = definition["start"]
     if start.get("base") is None:
@@ -61,12 +61,19 @@ def variant_bases_make(*, experiment: Experiment) -> list[int | None]:
         if not variant_edits_base(variant):
             bases.append(origin.pk)
             continue
-        name = f"{origin.name} ({experiment.name}: {variant['name']})"[: MAX_BASE_NAME - 12]
-        name = f"{name} #{experiment.pk}"
-        BaseRow.objects.filter(owner=experiment.owner, name=name).delete()
+        name = _free_name(experiment, f"{origin.name} ({experiment.name}: {variant['name']})")
         document = variant_base_document(base_document(base=origin), variant, name)
         bases.append(base_create(owner=experiment.owner, data=document).pk)
     return bases
+
+
+def _free_name(experiment: Experiment, wanted: str) -> str:
+    taken = BaseRow.objects.filter(owner=experiment.owner)
+    stem = wanted[: MAX_BASE_NAME - 16]
+    name, number = f"{stem} #{experiment.pk}", 2
+    while taken.filter(name__iexact=name).exists():
+        name, number = f"{stem} #{experiment.pk}-{number}", number + 1
+    return name
 
 
 def run_simulation_name(run: ExperimentRun) -> str:

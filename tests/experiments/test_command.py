@@ -51,3 +51,17 @@ def test_the_admin_shows_each_experiment_with_its_runs(api: APIClient, staff: Cl
     page = staff.get(f"/admin/experiments/experiment/{made['id']}/change/")
     assert page.status_code == 200
     assert page.content.count(b"news left out") >= 2  # the runs of the second variant
+
+
+@pytest.mark.django_db
+def test_a_variants_base_takes_a_name_none_of_the_owners_has(api: APIClient) -> None:
+    from experiments.making import variant_bases_make
+
+    made = api.post("/api/experiments/", definition(base_made(api)), format="json").json()
+    experiment = Experiment.objects.get(pk=made["id"])
+    first = variant_bases_make(experiment=experiment)
+    second = variant_bases_make(experiment=experiment)  # the first's base keeps its name
+    assert first[0] == second[0] == experiment.definition["start"]["base"]
+    assert first[1] != second[1]
+    names = {api.get(f"/api/bases/{pk}/").json()["name"] for pk in (first[1], second[1])}
+    assert len(names) == 2 and all("kite news: news left out" in n for n in names)
