@@ -12,6 +12,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
+from experiments.making import variant_bases_make
 from experiments.models import Experiment
 
 from .town import base_made, definition
@@ -55,8 +56,6 @@ def test_the_admin_shows_each_experiment_with_its_runs(api: APIClient, staff: Cl
 
 @pytest.mark.django_db
 def test_a_variants_base_takes_a_name_none_of_the_owners_has(api: APIClient) -> None:
-    from experiments.making import variant_bases_make
-
     made = api.post("/api/experiments/", definition(base_made(api)), format="json").json()
     experiment = Experiment.objects.get(pk=made["id"])
     first = variant_bases_make(experiment=experiment)
