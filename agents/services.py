@@ -96,12 +96,22 @@ def base_scenario_drafts(
 
 
 def simulation_fork_checked(
-    *, simulation: Simulation, step: int, name: str = "", owner: User | None = None
+    *,
+    simulation: Simulation,
+    step: int,
+    name: str = "",
+    owner: User | None = None,
+    seed: int | None = None,
+    config: dict[str, Any] | None = None,
 ) -> Simulation:
-    """`world.eventlog.simulation_fork`, refused (ConfigInvalid) when the parent's config
-    no longer passes the schema (a simulation made before it was checked)."""
+    """`world.eventlog.simulation_fork`, refused (ConfigInvalid) when the parent's config,
+    or the fork's own `config`, does not pass the schema. A fork with another `seed` is a
+    counterfactual twin: the same past, other draws after the step."""
     config_normalise(simulation.config)
-    return simulation_fork(simulation=simulation, step=step, name=name, owner=owner)
+    checked = None if config is None else config_normalise(config)
+    return simulation_fork(
+        simulation=simulation, step=step, name=name, owner=owner, seed=seed, config=checked
+    )
 
 
 def residents_seed_memories(*, simulation: Simulation) -> int:

@@ -216,6 +216,13 @@ class SimulationForkSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
         min_value=0, required=False, help_text="last step to keep; default: the current step"
     )
     name = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
+    seed = StrictIntegerField(
+        min_value=0,
+        max_value=MAX_SEED,
+        required=False,
+        help_text="the seed of the steps after the fork (a counterfactual twin with other "
+        "draws); default: the source's",
+    )
 
 
 class SimulationRunSerializer(StrictFieldsMixin, serializers.Serializer[Any]):

@@ -161,6 +161,7 @@ class SimulationViewSet(
                 step=step,
                 name=body.validated_data["name"],
                 owner=requester(request),
+                seed=body.validated_data.get("seed"),
             )
         return self._created(child)
 

@@ -7,6 +7,7 @@ from rest_framework.routers import SimpleRouter
 
 from . import (
     base_views,
+    experiment_views,
     profile_views,
     resident_views,
     simulation_views,
@@ -23,6 +24,7 @@ router.register("simulations", simulation_views.SimulationViewSet, basename="sim
 router.register("tokens", token_views.ApiTokenViewSet, basename="token")
 router.register("webhooks", webhook_views.WebhookViewSet, basename="webhook")
 router.register("profiles", profile_views.ModelProfileViewSet, basename="profile")
+router.register("experiments", experiment_views.ExperimentViewSet, basename="experiment")
 
 town_router = SimpleRouter()
 town_router.register("locations", town_views.LocationViewSet, basename="location")
@@ -46,6 +48,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("api.control_urls")),
     path("", include("api.cognition_urls")),
     path("", include("api.evaluation_urls")),
+    path("", include("api.fact_urls")),
     path("", include("api.replay_urls")),
     path("", include("api.scenario_urls")),
 ]

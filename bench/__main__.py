@@ -31,6 +31,7 @@ BENCHES = (
     "emergence",
     "local_model",
     "evaluation",
+    "experiment",
     "replay",
     "rebuild",
     "viewer_fps",

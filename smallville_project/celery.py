@@ -38,6 +38,11 @@ class Watchdog(bootsteps.StartStopStep):
             settings.SMALLVILLE_WATCHDOG_SECONDS,
             lambda: app.send_task("agents.runs_watch", queue=app.conf.task_default_queue),
         )
+        # Running experiments whose advance was lost (a killed worker, a restart).
+        worker.timer.call_repeatedly(
+            settings.SMALLVILLE_WATCHDOG_SECONDS,
+            lambda: app.send_task("experiments.sweep", queue=app.conf.task_default_queue),
+        )
         # Webhook deliveries due whose task is not on its way (integration/webhooks).
         worker.timer.call_repeatedly(
             settings.SMALLVILLE_WATCHDOG_SECONDS,

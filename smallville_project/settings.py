@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "agents.reflection",
     "runtime",
     "evaluations",
+    "experiments",
     "integration",
     "api",
     "web",

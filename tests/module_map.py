@@ -23,6 +23,7 @@ APPS = (
     "agents",
     "runtime",
     "evaluations",
+    "experiments",
     "integration",
     "api",
     "web",

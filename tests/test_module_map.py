@@ -14,6 +14,10 @@ _PROJECTION = (
     "a projection, applied by world.eventlog; rebuild equal to live in "
     "tests/memories/test_rebuild.py and tests/api/test_replay.py"
 )
+_EXPERIMENT = (
+    "run over HTTP with real workers: tests/experiments (test_definition.py, test_worker.py, "
+    "test_command.py)"
+)
 EXCEPTIONS: dict[str, str] = {
     "world.admin": _ADMIN,
     "llm.admin": _ADMIN,
@@ -21,6 +25,7 @@ EXCEPTIONS: dict[str, str] = {
     "agents.admin": _ADMIN,
     "agents.reflection.admin": _ADMIN,
     "evaluations.admin": _ADMIN,
+    "experiments.admin": _ADMIN,
     "world.projections": _PROJECTION,
     "memories.projections": _PROJECTION,
     "agents.projections.records": _PROJECTION,
@@ -46,12 +51,23 @@ EXCEPTIONS: dict[str, str] = {
     "evaluations.interviews": "run by evaluations.runner (tests/evaluations/test_runner.py)",
     "evaluations.report": "written by evaluations.runner (tests/evaluations/test_runner.py)",
     "evaluations.selectors": "read by the evaluation views: tests/evaluations/test_api.py",
+    "experiments.definition": _EXPERIMENT,
+    "experiments.measures": _EXPERIMENT,
+    "experiments.receivers": _EXPERIMENT,
+    "experiments.report": _EXPERIMENT,
+    "experiments.selectors": _EXPERIMENT,
+    "experiments.services": _EXPERIMENT,
+    "experiments.tasks": _EXPERIMENT,
     "api.authentication": _HTTP,
     "api.cognition_serializers": _HTTP,
     "api.cognition_views": _HTTP,
     "api.control_serializers": _HTTP,
     "api.control_views": _HTTP,
     "api.evaluation_views": _HTTP,
+    "api.experiment_serializers": _HTTP,
+    "api.experiment_views": _HTTP,
+    "api.fact_serializers": _HTTP,
+    "api.fact_views": _HTTP,
     "api.fields": _HTTP,
     "api.filters": _HTTP,
     "api.interview_views": _HTTP,

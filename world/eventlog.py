@@ -213,9 +213,17 @@ def simulation_snapshot(*, simulation: Simulation) -> dict[str, Any]:
 
 
 def simulation_fork(
-    *, simulation: Simulation, step: int, name: str = "", owner: Any = None
+    *,
+    simulation: Simulation,
+    step: int,
+    name: str = "",
+    owner: Any = None,
+    seed: int | None = None,
+    config: dict[str, Any] | None = None,
 ) -> Simulation:
-    """A new simulation whose log is `simulation`'s events up to and including `step`."""
+    """A new simulation whose log is `simulation`'s events up to and including `step`;
+    with `seed` or `config` (checked by the caller), then a `simulation.branched` event
+    at `step`: the fork runs with them after it (its rebuild too), else the parent's."""
     if step < 0 or step > simulation.step:
         raise ValueError(f"fork step must be between 0 and {simulation.step}, got {step}")
     with transaction.atomic():
@@ -255,5 +263,13 @@ def simulation_fork(
         Simulation.objects.filter(pk=child.pk).update(last_seq=last_seq)
         child.last_seq = last_seq
         simulation_rebuild(simulation=child)
+        if seed is not None or config is not None:
+            from .events import simulation_branched  # world.events imports this module
+
+            branched = simulation_branched(
+                seed=child.seed if seed is None else seed,
+                config=child.config if config is None else config,
+            )
+            events_append(simulation=child, drafts=[branched], step=step)
         child.refresh_from_db()
     return child

@@ -1,6 +1,7 @@
-"""The world's events: a simulation is created, and its clock steps.
+"""The world's events: a simulation is created, a fork takes its own seed or config, and
+its clock steps.
 
-Both are applied by `world.projections.SimulationProjection`.
+All are applied by `world.projections.SimulationProjection`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from .eventlog import EventDraft
 
 SIMULATION_CREATED = "simulation.created"
 SIMULATION_STEPPED = "simulation.stepped"
+# A fork's own seed or config for the steps after the fork (a counterfactual twin).
+SIMULATION_BRANCHED = "simulation.branched"
 
 
 class SimulationCreatedPayload(TypedDict):
@@ -52,3 +55,8 @@ def simulation_created(
 def simulation_stepped(*, step: int) -> EventDraft:
     """The clock reaches `step`: the last event of every tick."""
     return EventDraft(kind=SIMULATION_STEPPED, payload=dict(SimulationSteppedPayload(step=step)))
+
+
+def simulation_branched(*, seed: int, config: dict[str, Any]) -> EventDraft:
+    """From here on the simulation runs with `seed` and `config` (a fork's own)."""
+    return EventDraft(kind=SIMULATION_BRANCHED, payload={"seed": seed, "config": config})

@@ -6,14 +6,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from .events import SIMULATION_CREATED, SIMULATION_STEPPED
+from .events import SIMULATION_BRANCHED, SIMULATION_CREATED, SIMULATION_STEPPED
 from .models import Event, Simulation
 
 
 class SimulationProjection:
     name = "simulation"
     order = 0
-    kinds = frozenset({SIMULATION_CREATED, SIMULATION_STEPPED})
+    kinds = frozenset({SIMULATION_CREATED, SIMULATION_BRANCHED, SIMULATION_STEPPED})
     in_log_order = False
 
     def reset(self, simulation: Simulation) -> None:
@@ -31,6 +31,8 @@ class SimulationProjection:
                     config=event.payload["config"],
                     step=0,
                 )
+            elif event.kind == SIMULATION_BRANCHED:
+                fields.update(seed=event.payload["seed"], config=event.payload["config"])
             else:
                 fields["step"] = event.payload["step"]
         Simulation.objects.filter(pk=simulation.pk).update(**fields)

@@ -52,6 +52,19 @@ ENDPOINTS = [
     ("put", "/api/simulations/1/objects/"),
     ("get", "/api/towns/1/map/"),
     ("get", "/api/simulations/1/replay/"),
+    ("get", "/api/experiments/"),
+    ("post", "/api/experiments/"),
+    ("get", "/api/experiments/1/"),
+    ("delete", "/api/experiments/1/"),
+    ("post", "/api/experiments/1/start/"),
+    ("post", "/api/experiments/1/pause/"),
+    ("post", "/api/experiments/1/resume/"),
+    ("post", "/api/experiments/1/cancel/"),
+    ("get", "/api/experiments/1/results/"),
+    ("get", "/api/experiments/1/results/csv/"),
+    ("get", "/api/experiments/1/report/"),
+    ("get", "/api/simulations/1/facts/"),
+    ("get", "/api/simulations/1/facts/holders/?fact=the library closes early on Friday"),
 ]
 
 
@@ -130,6 +143,8 @@ def test_another_users_simulation_is_not_found(api: APIClient, other_api: APICli
         api.get(f"{base}/objects/"),
         api.put(f"{base}/objects/", {"address": "x", "state": "burning"}, format="json"),
         api.get(f"{base}/replay/"),
+        api.get(f"{base}/facts/"),
+        api.get(f"{base}/facts/holders/", {"fact": "the library closes early on Friday"}),
         api.delete(f"{base}/"),
     ):
         assert response.status_code == 404, response.content

@@ -8,6 +8,7 @@ import { ResidentPanel, TownPanel } from "./panels.js";
 import { Bubbles } from "./bubbles.js";
 import { stateAt } from "./frames.js";
 import { POLL_RUNNING_MS, following } from "./live.js";
+import { FactColours } from "./facts.js";
 import { HeatMap } from "./heat.js";
 import { Minimap } from "./minimap.js";
 import { readSpend, showEstimate } from "./spend.js";
@@ -80,6 +81,8 @@ class Viewer {
     this.estimate();
     wireFork(API, () => this.shownStep);
     this.evaluations = new Evaluations(API, () => this.shownStep);
+    this.facts = new FactColours(API, this);
+    await this.facts.load();
     await this.emojiFont;
     root.dataset.ready = "true";
     this.poll();
@@ -143,6 +146,7 @@ class Viewer {
     this.townPanel.showStep(step, this.following);
     this.speak(state, step);
     this.heat?.show(step, this.following);
+    this.facts?.show(step, this.following);
     // Conversations earlier: read for a replayed step, and once on (re)turning live; then
     // the live stream's are added as their steps are shown (live.js).
     if (!this.following || !this.talksLive) this.townPanel.showTalks(step, this.following);
@@ -249,6 +253,7 @@ class Viewer {
     if (i < 0) return;
     $("follow").setAttribute("aria-pressed", String(this.followed === this.residents[i].name));
     this.residentPanel.open(this.residents[i], this.state, i, this.shownStep);
+    this.facts.describe();
   }
 
   async scrub(step) {

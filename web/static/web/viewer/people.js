@@ -31,6 +31,8 @@ const CENTRE_X = 5;
 const CENTRE_Y = 8;
 // A figure pixel is this share of a resident's radius (the sprite is 2 radii wide).
 export const PIXEL = 0.2;
+// A ring (colour by fact) around a resident: this many radii from its point, behind it.
+export const RING = 1.25;
 // Captions are drawn from this tile size on, cut to this many characters.
 export const CAPTIONS_FROM = 14;
 export const CAPTION_MAX = 24;
@@ -92,14 +94,23 @@ function spriteOf(look) {
   return canvas;
 }
 
-const sprites = new Map(); // name -> its sprite
+const sprites = new Map(); // name (and shirt, when painted) -> its sprite
 
 // Draw resident `name` standing at (x, y) (CSS pixels), `radius` its size; the selected
-// one on a yellow ring.
-export function drawPerson(g, name, x, y, radius, selected) {
-  let sprite = sprites.get(name);
-  if (!sprite) sprites.set(name, (sprite = spriteOf(lookOf(name))));
+// one on a yellow ring. `paint` ({fill, ring?}, colour by fact) dresses it in `fill` and
+// rings it in `ring`.
+export function drawPerson(g, name, x, y, radius, selected, paint) {
+  const key = paint ? `${name}|${paint.fill}` : name;
+  let sprite = sprites.get(key);
+  if (!sprite) sprites.set(key, (sprite = spriteOf(paint ? { ...lookOf(name), shirt: paint.fill } : lookOf(name))));
   const u = radius * PIXEL;
+  if (paint?.ring) {
+    g.beginPath();
+    g.arc(x, y, RING * radius, 0, Math.PI * 2);
+    g.strokeStyle = paint.ring;
+    g.lineWidth = Math.max(2, radius / 3);
+    g.stroke();
+  }
   g.beginPath(); // its shadow, or for the selected one a yellow ring, at its feet
   g.ellipse(x, y + 5.6 * u, selected ? 6 * u : 4 * u, selected ? 2.2 * u : 1.2 * u, 0, 0, Math.PI * 2);
   g.fillStyle = selected ? "#f2c14e" : "rgba(31, 42, 46, 0.3)";

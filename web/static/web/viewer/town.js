@@ -292,7 +292,10 @@ export class TownView {
     // Top to bottom, so one standing lower is drawn over one behind it.
     const order = this.residents.map((_, i) => i).filter((i) => where[i]);
     order.sort((a, b) => where[a][1] - where[b][1]);
-    for (const i of order) drawPerson(g, this.residents[i].name, where[i][0], where[i][1], radius, i === this.selected);
+    for (const i of order) {
+      const paint = this.colourOf?.(i); // an override, {fill, ring?}: the shirt and a ring (facts.js)
+      drawPerson(g, this.residents[i].name, where[i][0], where[i][1], radius, i === this.selected, paint);
+    }
     g.textAlign = "center";
     g.textBaseline = "middle";
     g.font = `${Math.round(radius * 1.4)}px ${EMOJI_FONT}`;
