@@ -45,9 +45,6 @@ EXCEPTIONS: dict[str, str] = {
         "(state, staging) have unit tests"
     ),
     "runtime.engine.watchdog": "run by the Celery beat: tests/runtime/test_tasks.py, tests/chaos",
-    "runtime.management.commands.run_simulation": (
-        "a thin command over runtime.engine.run; no test runs the command itself"
-    ),
     "evaluations.interviews": "run by evaluations.runner (tests/evaluations/test_runner.py)",
     "evaluations.report": "written by evaluations.runner (tests/evaluations/test_runner.py)",
     "evaluations.selectors": "read by the evaluation views: tests/evaluations/test_api.py",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -19,6 +19,12 @@ from runtime.engine import (
 from world.models import Simulation, SimulationStatus
 
 
+def _sim_time(text: str) -> datetime:
+    """A sim time; one without a zone is UTC, as sim times are stored."""
+    at = datetime.fromisoformat(text)
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
 class Command(BaseCommand):
     help = "Run a simulation N steps or until a sim time, showing progress until it stops."
 
@@ -26,7 +32,9 @@ class Command(BaseCommand):
         parser.add_argument("simulation", type=int)
         group = parser.add_mutually_exclusive_group(required=True)
         group.add_argument("--steps", type=int)
-        group.add_argument("--until", type=datetime.fromisoformat, help="ISO sim time")
+        group.add_argument(
+            "--until", type=_sim_time, help="ISO sim time (UTC when it names no zone)"
+        )
         parser.add_argument(
             "--inline", action="store_true", help="run in this process, without workers"
         )
