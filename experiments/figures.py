@@ -14,6 +14,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
+from .stats import measure_order
+
 COLOURS = ["#1f5fa8", "#c2410c", "#15803d", "#7e22ce", "#b91c1c", "#0f766e"]
 
 
@@ -52,7 +54,8 @@ def figure_diffusion(*, results: dict[str, Any], fact: str, residents: int, offs
 
 def figure_measures(*, results: dict[str, Any]) -> bytes:
     """One panel per measure: each variant's mean with its 95% interval."""
-    names = list(results["variants"][0]["measures"]) if results["variants"] else []
+    found = results["variants"][0]["measures"] if results["variants"] else {}
+    names = sorted(found, key=measure_order)
     columns = 3
     rows = max(1, math.ceil(len(names) / columns))
     figure, grid = plt.subplots(rows, columns, figsize=(11, 2.6 * rows), squeeze=False)

@@ -17,6 +17,7 @@ from llm.models import ModelCall
 from .figures import figure_diffusion, figure_measures
 from .models import Experiment, RunStatus
 from .selectors import experiment_runs
+from .stats import measure_order
 
 OFFLINE_NOTE = (
     "These runs used the offline backend: a deterministic rule-based stand-in, not a "
@@ -66,7 +67,7 @@ def figures(experiment: Experiment) -> Iterator[tuple[str, str, bytes]]:
 
 def _rows(experiment: Experiment) -> tuple[list[list[str]], list[list[str]]]:
     results = experiment.results
-    names = list(results["variants"][0]["measures"]) if results.get("variants") else []
+    names = _names(results)
     means = [[n, *(_interval(v["measures"][n]) for v in results["variants"])] for n in names]
     diffs = []
     for d in results.get("differences", []):
@@ -75,6 +76,12 @@ def _rows(experiment: Experiment) -> tuple[list[list[str]], list[list[str]]]:
             g = "-" if m["hedges_g"] is None else f"{m['hedges_g']:.2f}"
             diffs.append([d["variant"], n, _interval(m), "yes" if m["excludes_zero"] else "no", g])
     return means, diffs
+
+
+def _names(results: dict[str, Any]) -> list[str]:
+    """The measures in reading order (a JSON column keeps its keys in its own order)."""
+    found = results["variants"][0]["measures"] if results.get("variants") else {}
+    return sorted(found, key=measure_order)
 
 
 def _table(head: list[str], rows: list[list[str]]) -> str:
@@ -138,12 +145,14 @@ def results_csv(*, experiment: Experiment) -> str:
     )
     results = experiment.results
     for v in results.get("variants", []):
-        for name, m in v["measures"].items():
+        for name in _names(results):
+            m = v["measures"][name]
             writer.writerow(
                 ["mean", v["name"], "", name, m["n"], m["mean"], m["low"], m["high"], "", ""]
             )
     for d in results.get("differences", []):
-        for name, m in d["measures"].items():
+        for name in _names(results):
+            m = d["measures"][name]
             writer.writerow(
                 [
                     "difference",

@@ -76,6 +76,17 @@ def band(curves: Sequence[Sequence[Sequence[float]]]) -> list[dict[str, Any]]:
     return points
 
 
+_FIRST = ("diffusion: ", "came: ", "committed: ")
+
+
+def measure_order(name: str) -> tuple[int, str]:
+    """The facts' diffusion first, then the events' attendance, then the rest by name."""
+    for rank, prefix in enumerate(_FIRST):
+        if name.startswith(prefix):
+            return rank, name
+    return len(_FIRST), name
+
+
 def results_compute(*, variants: Sequence[str], runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """From the measured runs ({"variant", "seed", "measures"}; failed ones absent): per
     variant each measure's mean and interval and each fact's band over time; per variant
@@ -87,7 +98,7 @@ def results_compute(*, variants: Sequence[str], runs: Sequence[dict[str, Any]]) 
             by_variant[run["variant"]].setdefault(name, {})[run["seed"]] = value
         for fact, curve in run["measures"]["curves"].items():
             curves[run["variant"]].setdefault(fact, []).append(curve)
-    names = sorted({n for measures in by_variant.values() for n in measures})
+    names = sorted({n for measures in by_variant.values() for n in measures}, key=measure_order)
     out: dict[str, Any] = {"level": LEVEL, "resamples": RESAMPLES, "variants": []}
     for i, label in enumerate(variants):
         out["variants"].append(
