@@ -242,3 +242,36 @@ def test_a_counterfactual_forks_one_step_and_each_branch_equals_its_fork_by_hand
     told = [r for r in _runs(experiment) if r.variant == 1]
     for run in told:
         assert _made(run).events.filter(kind="scenario.applied").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_run_is_reported_and_the_others_go_on(api: APIClient) -> None:
+    experiment = _experiment(api, span={"steps": 200}, concurrency=2)
+    url = f"/api/experiments/{experiment.pk}/"
+    with celery_worker():
+        api.post(f"{url}start/")
+        wait_for(
+            lambda: (
+                sum(bool(r.simulation and r.simulation.step >= 3) for r in _runs(experiment)) == 2
+            ),
+            300,
+            "two runs under way",
+        )
+        doomed = next(r for r in _runs(experiment) if r.simulation is not None)
+        simulation = f"/api/simulations/{doomed.simulation_id}/"
+        assert api.post(f"{simulation}pause/").status_code == 200
+        wait_for(lambda: api.delete(simulation).status_code == 204, 60, "the paused run's deletion")
+        wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 300, "the experiment")
+    runs = {r.pk: r for r in _runs(experiment)}
+    assert runs[doomed.pk].status == RunStatus.FAILED
+    assert runs[doomed.pk].reason == "its simulation was deleted"
+    assert sorted(r.status for r in runs.values()).count(RunStatus.DONE) == 3
+    results = api.get(f"{url}results/").json()
+    variant = experiment.definition["variants"][doomed.variant]["name"]
+    assert results["failed_runs"] == [
+        {"variant": variant, "seed": doomed.seed, "reason": "its simulation was deleted"}
+    ]
+    counted = next(v for v in results["variants"] if v["name"] == variant)
+    assert counted["runs"] == 1  # the failed run's seed is not in its variant's measures
+    body = api.get(url).json()
+    assert body["progress"]["by_status"]["failed"] == 1
