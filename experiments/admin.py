@@ -27,6 +27,10 @@ class RunInline(admin.TabularInline):  # type: ignore[type-arg]
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ExperimentRun]:
+        # Each row shows its variant's name and its simulation's step: one query for all.
+        return super().get_queryset(request).select_related("experiment", "simulation")
+
     @admin.display(description="variant")
     def variant_name(self, run: ExperimentRun) -> str:
         return str(run.experiment.definition["variants"][run.variant]["name"])

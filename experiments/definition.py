@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Annotated, Any
 
 from django.contrib.auth.models import User
@@ -114,11 +115,6 @@ class DefinitionInvalid(ValueError):
         self.message = message
 
 
-def seeds_of(definition: dict[str, Any]) -> list[int]:
-    seeds = definition["seeds"]
-    return list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
-
-
 def definition_check(*, owner: User, data: Any) -> dict[str, Any]:
     """The definition as stored (JSON), or DefinitionInvalid naming the first bad field."""
     if not isinstance(data, dict):
@@ -145,8 +141,7 @@ def definition_check(*, owner: User, data: Any) -> dict[str, Any]:
         for v in stored["variants"]
     ]
     stored["start"] = start.as_json()
-    at = start.start_time + timedelta(seconds=start.step * start.sec_per_step)
-    stored["span_steps"] = span_steps(stored, start_time=at, sec_per_step=start.sec_per_step)
+    stored["span_steps"] = span_steps(stored, start_time=start.at, sec_per_step=start.sec_per_step)
     return stored
 
 
@@ -163,30 +158,35 @@ class _Origin:
     ) -> None:
         self.base, self.base_id, self.simulation, self.step = base, base_id, simulation, step
 
-    @property
+    @cached_property
     def config(self) -> dict[str, Any]:
         return dict(self.simulation.config) if self.simulation else {}
 
-    @property
+    @cached_property
     def start_time(self) -> datetime:
         if self.simulation is not None:
             return self.simulation.start_time
         assert self.base is not None
         return datetime.fromisoformat(str(self.base["start_time"]).replace("Z", "+00:00"))
 
-    @property
+    @cached_property
     def sec_per_step(self) -> int:
         if self.simulation is not None:
             return self.simulation.sec_per_step
         assert self.base is not None
         return int(self.base.get("sec_per_step", 10))
 
-    @property
+    @cached_property
     def residents(self) -> dict[str, list[str]]:
         if self.simulation is not None:
             return {a.name: [] for a in self.simulation.agents.all()}
         assert self.base is not None
         return {r["name"]: list(r.get("seed_memories", [])) for r in self.base["residents"]}
+
+    @property
+    def at(self) -> datetime:
+        """The sim time the runs start from: step 0's, or the fork's step's."""
+        return self.start_time + timedelta(seconds=self.step * self.sec_per_step)
 
     def as_json(self) -> dict[str, Any]:
         if self.simulation is not None:
@@ -238,10 +238,15 @@ def _span_checked(definition: Definition, start: _Origin) -> None:
     if span.until is not None:
         if span.until.tzinfo is None:
             raise DefinitionInvalid("span.until", "needs a time zone, e.g. 2023-02-14T00:00:00Z")
-        at = start.start_time + timedelta(seconds=start.step * start.sec_per_step)
-        steps = (span.until - at).total_seconds() // start.sec_per_step
+        steps = span_steps(
+            definition.model_dump(mode="json"),
+            start_time=start.at,
+            sec_per_step=start.sec_per_step,
+        )
         if steps < 1:
-            raise DefinitionInvalid("span.until", f"must be after the start, {at.isoformat()}")
+            raise DefinitionInvalid(
+                "span.until", f"must be after the start, {start.at.isoformat()}"
+            )
         if steps > MAX_RUN_STEPS:
             raise DefinitionInvalid(
                 "span.until", f"is more than {MAX_RUN_STEPS:,} steps after the start"
@@ -300,7 +305,7 @@ def _variant_checked(i: int, variant: Variant, start: _Origin) -> None:
 def _fork_scenarios_checked(at: str, variant: Variant, start: _Origin) -> None:
     """A counterfactual adds scenarios after its fork's step and cancels pending ones."""
     assert start.simulation is not None
-    fork_time = start.start_time + timedelta(seconds=start.step * start.sec_per_step)
+    fork_time = start.at
     for j, scenario in enumerate(variant.scenarios.add):
         if scenario.kind == "arrive":
             raise DefinitionInvalid(

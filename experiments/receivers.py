@@ -3,16 +3,12 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
-
-from django.db import transaction
 
 from world.signals import run_ended
 
 from .models import ExperimentRun, RunStatus
-
-log = logging.getLogger(__name__)
+from .tasks import experiment_advance_later
 
 
 def _run_ended(sender: Any, simulation: Any, outcome: str, **_: Any) -> None:
@@ -21,17 +17,8 @@ def _run_ended(sender: Any, simulation: Any, outcome: str, **_: Any) -> None:
         .values_list("experiment_id", flat=True)
         .first()
     )
-    if experiment_id is None:
-        return
-    from .tasks import experiment_advance_task
-
-    def send() -> None:
-        try:
-            experiment_advance_task.delay(experiment_id)
-        except Exception as exc:  # the sweep advances it; a run's end must not fail for this
-            log.warning("advance of experiment %s not sent: %r", experiment_id, exc)
-
-    transaction.on_commit(send)
+    if experiment_id is not None:
+        experiment_advance_later(experiment_id)
 
 
 def connect() -> None:

@@ -42,7 +42,7 @@ def experiment_progress(*, experiment: Experiment) -> ExperimentProgress:
             spans.append(span)
         done += ran
     per_run = max(spans) if spans else int(experiment.definition.get("span_steps", 0))
-    total = sum(s for s in spans) + per_run * (len(runs) - len(spans))
+    total = sum(spans) + per_run * (len(runs) - len(spans))
     rate = None
     if experiment.started_at is not None and done:
         end = experiment.finished_at or timezone.now()

@@ -20,15 +20,15 @@ from django.utils import timezone
 from runtime.engine import (
     RunConflict,
     RunRefused,
+    TickDeferred,
     simulation_delete,
     simulation_pause,
     simulation_run,
 )
-from runtime.engine.run import PUBLISH_ERRORS, TickDeferred
 from world.leases import leases_alive, process_holder, process_lease
 from world.models import Simulation, SimulationStatus
 
-from .definition import definition_check, seeds_of, span_steps
+from .definition import definition_check, span_steps
 from .making import run_simulation_make, run_simulation_name, variant_bases_make
 from .measures import run_measure
 from .models import ACTIVE, Experiment, ExperimentRun, ExperimentStatus, RunStatus
@@ -54,7 +54,7 @@ def experiment_create(*, owner: User, data: Any) -> Experiment:
         ExperimentRun.objects.bulk_create(
             ExperimentRun(experiment=experiment, variant=v, seed=seed)
             for v in range(len(definition["variants"]))
-            for seed in seeds_of(definition)
+            for seed in definition["seeds"]
         )
     return experiment
 
@@ -76,15 +76,9 @@ def experiment_start(*, experiment: Experiment) -> Experiment:
 
 
 def _advance_later(experiment_id: int) -> None:
-    from .tasks import experiment_advance_task  # the task module imports this one
+    from .tasks import experiment_advance_later  # the task module imports this one
 
-    def send() -> None:
-        try:
-            experiment_advance_task.delay(experiment_id)
-        except PUBLISH_ERRORS as exc:  # the watchdog's sweep advances it once the broker is back
-            log.warning("advance of experiment %s not sent: %r", experiment_id, exc)
-
-    transaction.on_commit(send)
+    experiment_advance_later(experiment_id)
 
 
 def experiment_advance(*, experiment_id: int) -> None:
@@ -92,6 +86,7 @@ def experiment_advance(*, experiment_id: int) -> None:
     up to the limit, and compute the results once every run ended."""
     experiment = Experiment.objects.get(pk=experiment_id)
     for running in experiment.runs.filter(status=RunStatus.RUNNING).select_related("simulation"):
+        running.experiment = experiment  # its definition, read once for all the runs
         _run_settle(running)
     _makers_dead_recover(experiment)
     while (claimed := _run_claim(experiment)) is not None:
@@ -112,6 +107,7 @@ def _run_claim(experiment: Experiment) -> ExperimentRun | None:
         run = locked.runs.filter(status=RunStatus.PENDING).order_by("seed", "variant").first()
         if run is None:
             return None
+        run.experiment = locked
         run.status, run.holder = RunStatus.MAKING, process_holder()
         run.started_at = timezone.now()
         run.save(update_fields=["status", "holder", "started_at"])
@@ -202,6 +198,7 @@ def _makers_dead_recover(experiment: Experiment) -> None:
         return
     alive = leases_alive([process_lease(run.holder) for run in making])
     for run in making:
+        run.experiment = experiment
         if process_lease(run.holder) in alive:
             continue
         left = Simulation.objects.filter(owner=experiment.owner, name=run_simulation_name(run))

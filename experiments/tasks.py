@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
+from django.db import transaction
 
 from .models import Experiment, ExperimentStatus
 from .services import experiment_advance
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, name="experiments.advance")
@@ -23,3 +28,16 @@ def experiments_sweep() -> None:
     )
     for experiment_id in running:
         experiment_advance(experiment_id=experiment_id)
+
+
+def experiment_advance_later(experiment_id: int) -> None:
+    """Advance the experiment on a worker once the caller's transaction commits; when it
+    cannot be sent (the broker away), every worker's sweep advances it."""
+
+    def send() -> None:
+        try:
+            experiment_advance_task.delay(experiment_id)
+        except Exception as exc:  # never fail the caller (a run's commit): the sweep advances it
+            log.warning("advance of experiment %s not sent: %r", experiment_id, exc)
+
+    transaction.on_commit(send)
