@@ -4,6 +4,7 @@ runs; cancel stops the runs with whole logs."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -38,6 +39,27 @@ def _runs(experiment: Experiment) -> list[ExperimentRun]:
     return list(experiment.runs.select_related("simulation", "experiment"))
 
 
+def _wait_under_way(experiment: Experiment, runs: int, step: int) -> None:
+    """Until `runs` of its runs have reached `step`."""
+
+    def under_way() -> bool:
+        reached = [r.simulation and r.simulation.step >= step for r in _runs(experiment)]
+        return sum(bool(r) for r in reached) >= runs
+
+    wait_for(under_way, 300, f"{runs} run(s) at step {step}")
+
+
+def _wait_done(experiment: Experiment, timeout: float = 300) -> None:
+    wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, timeout, "the experiment")
+
+
+def _none_running(experiment: Experiment) -> bool:
+    return all(
+        r.simulation is None or r.simulation.status != SimulationStatus.RUNNING
+        for r in _runs(experiment)
+    )
+
+
 def _made(run: ExperimentRun) -> Simulation:
     assert run.simulation is not None, run
     return run.simulation
@@ -55,12 +77,12 @@ def test_two_workers_take_its_runs_and_each_equals_its_simulation_run_by_hand(
         second.start()
         try:
             assert api.post(f"{url}start/").status_code == 200
-            wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 300, "the experiment")
+            _wait_done(experiment)
         finally:
             second.stop()
         logs = [first.log.read_text(), second.log.read_text()]
     for log in logs:
-        assert "agents.tick" in log and "succeeded" in log, "a worker did no tick"
+        assert re.search(r"Task agents\.tick\[[^\]]+\] succeeded", log), "a worker did no tick"
     runs = _runs(experiment)
     assert {r.status for r in runs} == {RunStatus.DONE}
     spans = []
@@ -103,14 +125,11 @@ def test_a_worker_killed_mid_experiment_loses_nothing(api: APIClient) -> None:
     with celery_worker() as worker:
         api.post(f"/api/experiments/{experiment.pk}/start/")
 
-        def midway() -> bool:
-            return any(r.simulation and r.simulation.step >= 8 for r in _runs(experiment))
-
-        wait_for(midway, 300, "a run midway")
+        _wait_under_way(experiment, 1, step=8)
         worker.kill()
         assert _status(experiment) == ExperimentStatus.RUNNING
         worker.start()
-        wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 600, "the experiment")
+        _wait_done(experiment, 600)
     runs = _runs(experiment)
     assert {r.status for r in runs} == {RunStatus.DONE}
     for run in runs:
@@ -125,23 +144,10 @@ def test_cancel_stops_the_runs_and_leaves_their_logs_whole(api: APIClient) -> No
     experiment = _experiment(api, span={"steps": 400}, concurrency=2)
     with celery_worker():
         api.post(f"/api/experiments/{experiment.pk}/start/")
-        wait_for(
-            lambda: (
-                sum(bool(r.simulation and r.simulation.step >= 5) for r in _runs(experiment)) == 2
-            ),
-            300,
-            "two runs under way",
-        )
+        _wait_under_way(experiment, 2, step=5)
         cancelled = api.post(f"/api/experiments/{experiment.pk}/cancel/")
         assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
-
-        def stopped() -> bool:
-            return all(
-                r.simulation is None or r.simulation.status != SimulationStatus.RUNNING
-                for r in _runs(experiment)
-            )
-
-        wait_for(stopped, 120, "the runs to stop")
+        wait_for(lambda: _none_running(experiment), 120, "the runs to stop")
     runs = _runs(experiment)
     assert {r.status for r in runs} == {RunStatus.CANCELLED}
     made = [r for r in runs if r.simulation is not None]
@@ -161,24 +167,14 @@ def test_pause_holds_every_run_and_resume_finishes_them_whole(api: APIClient) ->
     url = f"/api/experiments/{experiment.pk}/"
     with celery_worker():
         api.post(f"{url}start/")
-        wait_for(
-            lambda: any(r.simulation and r.simulation.step >= 5 for r in _runs(experiment)),
-            300,
-            "a run under way",
-        )
+        _wait_under_way(experiment, 1, step=5)
         paused = api.post(f"{url}pause/")
         assert paused.status_code == 200 and paused.json()["status"] == "paused"
-
-        def held() -> bool:
-            return all(
-                r.simulation is None or r.simulation.status != SimulationStatus.RUNNING
-                for r in _runs(experiment)
-            )
 
         def steps() -> list[tuple[int, int | None]]:
             return [(r.pk, r.simulation.step if r.simulation else None) for r in _runs(experiment)]
 
-        wait_for(held, 60, "the run under way to stop")
+        wait_for(lambda: _none_running(experiment), 60, "the run under way to stop")
         time.sleep(2)  # the tick in flight when it paused commits
         before = steps()
         time.sleep(4)  # the watchdog's sweeps come every second: none may start a run
@@ -186,7 +182,7 @@ def test_pause_holds_every_run_and_resume_finishes_them_whole(api: APIClient) ->
         assert sum(r.simulation is not None for r in _runs(experiment)) == 1
         resumed = api.post(f"{url}resume/")
         assert resumed.status_code == 200 and resumed.json()["status"] == "running"
-        wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 600, "the experiment")
+        _wait_done(experiment, 600)
     for run in _runs(experiment):
         assert run.status == RunStatus.DONE
         assert log_of(_made(run)) == log_of(twin_of(api, run)), run
@@ -221,7 +217,7 @@ def test_a_counterfactual_forks_one_step_and_each_branch_equals_its_fork_by_hand
     experiment = Experiment.objects.get(pk=created.json()["id"])
     with celery_worker():
         api.post(f"/api/experiments/{experiment.pk}/start/")
-        wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 300, "the experiment")
+        _wait_done(experiment)
     for run in _runs(experiment):
         simulation = _made(run)
         assert simulation.parent_id == parent.pk and simulation.forked_at_step == 10
@@ -250,18 +246,12 @@ def test_a_failed_run_is_reported_and_the_others_go_on(api: APIClient) -> None:
     url = f"/api/experiments/{experiment.pk}/"
     with celery_worker():
         api.post(f"{url}start/")
-        wait_for(
-            lambda: (
-                sum(bool(r.simulation and r.simulation.step >= 3) for r in _runs(experiment)) == 2
-            ),
-            300,
-            "two runs under way",
-        )
+        _wait_under_way(experiment, 2, step=3)
         doomed = next(r for r in _runs(experiment) if r.simulation is not None)
         simulation = f"/api/simulations/{doomed.simulation_id}/"
         assert api.post(f"{simulation}pause/").status_code == 200
         wait_for(lambda: api.delete(simulation).status_code == 204, 60, "the paused run's deletion")
-        wait_for(lambda: _status(experiment) == ExperimentStatus.DONE, 300, "the experiment")
+        _wait_done(experiment)
     runs = {r.pk: r for r in _runs(experiment)}
     assert runs[doomed.pk].status == RunStatus.FAILED
     assert runs[doomed.pk].reason == "its simulation was deleted"
