@@ -109,7 +109,7 @@ def fact_holders(*, simulation: Simulation, fact: Fact) -> Holders:
     holders = [
         Holder(
             name=name,
-            step=_step_of(simulation, created),
+            step=simulation.step_at(created),
             sim_time=created,
             told_by=told_by.get(name),
             hop=hops[name] if isinstance(hops.get(name), int) else None,
@@ -119,7 +119,3 @@ def fact_holders(*, simulation: Simulation, fact: Fact) -> Holders:
     holders.sort(key=lambda h: (h.step, h.name))
     return Holders(fact, source, len(residents), simulation.step, holders)
 
-
-def _step_of(simulation: Simulation, at: datetime) -> int:
-    """The step whose sim time `at` is (a memory is made at its step's sim time)."""
-    return max(0, int((at - simulation.start_time).total_seconds()) // simulation.sec_per_step)

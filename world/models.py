@@ -147,6 +147,11 @@ class Simulation(models.Model):
     def sim_time_at(self, step: int) -> datetime:
         return self.start_time + timedelta(seconds=step * self.sec_per_step)
 
+    def step_at(self, at: datetime) -> int:
+        """The step whose sim time `at` is (the last step at or before it; 0 before the
+        start)."""
+        return max(0, int((at - self.start_time).total_seconds()) // self.sec_per_step)
+
     @property
     def sim_time(self) -> datetime:
         return self.sim_time_at(self.step)
