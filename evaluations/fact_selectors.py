@@ -118,4 +118,3 @@ def fact_holders(*, simulation: Simulation, fact: Fact) -> Holders:
     ]
     holders.sort(key=lambda h: (h.step, h.name))
     return Holders(fact, source, len(residents), simulation.step, holders)
-
