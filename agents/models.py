@@ -33,6 +33,30 @@ class Decision(models.Model):
         return f"{self.agent} @ {self.step}"
 
 
+class GroupDecision(models.Model):
+    """The decisions of one group of residents, made by a worker for the engine that runs
+    residents ahead when it spreads groups over workers (runtime.engine.ahead.spread),
+    held until the run commits them.
+
+    Keyed by the group's `token` (one per group the run started): a group decided twice
+    is stored once, and a decision of a group the run gave up on is never read.
+    `decisions` is `[{"agent": name, "events": [drafts]}, ...]` in name order."""
+
+    simulation = models.ForeignKey(
+        Simulation, on_delete=models.CASCADE, related_name="group_decisions"
+    )
+    token = models.CharField(max_length=64, unique=True)
+    step = models.PositiveIntegerField()
+    decisions = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["simulation", "step", "id"]
+
+    def __str__(self) -> str:
+        return f"group {self.token} @ {self.step}"
+
+
 class StagedCommit(models.Model):
     """One group's commit of one step under the engine that runs residents ahead
     (runtime.engine.ahead): applied to the projections already, held here until every

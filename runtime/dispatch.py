@@ -1,7 +1,7 @@
 """How the tick's work is handed on: the units of work, and the broker that carries them.
 
 The engine and reflection name each unit of work they hand on (`Tick`, `AgentSteps`,
-`TickCommit`, `Reflect`) and give it to `send` or `send_on_commit`; the broker in use
+`TickCommit`, `GroupDecide`, `Reflect`) and give it to `send` or `send_on_commit`; the broker in use
 carries it. The default broker (`settings.SMALLVILLE_BROKER`) is `runtime.tasks.CeleryBroker`,
 which sends each unit to its Celery task; `simulation_run_inline` uses an in-process
 queue; tests record what is sent with `broker_used(...)`.
@@ -48,13 +48,24 @@ class TickCommit:
 
 
 @dataclass(frozen=True)
+class GroupDecide:
+    """Decide one group of residents at its step for the engine that runs them ahead,
+    spread over workers (runtime.engine.ahead.spread); `token` names the group."""
+
+    simulation_id: int
+    token: str
+    step: int
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Reflect:
     """Run a reflection job."""
 
     job_id: int
 
 
-Work = Tick | AgentSteps | TickCommit | Reflect
+Work = Tick | AgentSteps | TickCommit | GroupDecide | Reflect
 
 
 class Broker(Protocol):

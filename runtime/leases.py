@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from world.leases import lease_held, leases_alive
 
-__all__ = ["ahead_lease", "job_lease", "lease_held", "leases_alive", "simulation_lease"]
+__all__ = [
+    "ahead_lease",
+    "group_lease",
+    "job_lease",
+    "lease_held",
+    "leases_alive",
+    "simulation_lease",
+]
 
 
 def simulation_lease(simulation_id: int) -> str:
@@ -19,3 +26,8 @@ def ahead_lease(simulation_id: int) -> str:
 
 def job_lease(job_id: int) -> str:
     return f"smallville:lease:reflection:{job_id}"
+
+
+def group_lease(token: str) -> str:
+    """Held by the process deciding a group of a run spread over workers."""
+    return f"smallville:lease:group:{token}"

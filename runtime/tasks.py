@@ -16,7 +16,7 @@ from django.conf import settings
 
 from llm.services import model_calls_settle_abandoned
 from runtime import reflections
-from runtime.dispatch import AgentSteps, Reflect, Tick, TickCommit, Work
+from runtime.dispatch import AgentSteps, GroupDecide, Reflect, Tick, TickCommit, Work
 from runtime.engine.failures import run_fails_on_error
 from runtime.engine.watchdog import runs_resume_stalled
 from runtime.leases import job_lease, lease_held, simulation_lease
@@ -52,6 +52,13 @@ def tick(self: Any, simulation_id: int, step: int) -> None:
 def agent_steps(simulation_id: int, step: int, names: list[str]) -> None:
     with _holding(simulation_id, step, "agent steps"):
         work_run(AgentSteps(simulation_id, step, tuple(names)))
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, name="agents.group_decide")
+def group_decide(simulation_id: int, token: str, step: int, names: list[str]) -> None:
+    """One group of a run spread over workers; no simulation lease (the run holds it)."""
+    with run_fails_on_error(simulation_id=simulation_id, step=step, work="a group's decision"):
+        work_run(GroupDecide(simulation_id, token, step, tuple(names)))
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, name="agents.tick_commit")
@@ -95,6 +102,8 @@ def reflect(self: Any, job_id: int) -> None:
 class CeleryBroker:
     """The default broker (settings.SMALLVILLE_BROKER): each unit of work to its task."""
 
+    remote = True  # its work may go to any worker (runtime.engine.ahead.spread)
+
     def send(self, work: Work) -> None:
         match work:
             case Tick(simulation_id, step):
@@ -107,5 +116,7 @@ class CeleryBroker:
                 tick_commit.apply_async(
                     (simulation_id, step), {"retrying": True}, countdown=COMMIT_RETRY_SECONDS
                 )
+            case GroupDecide(simulation_id, token, step, names):
+                group_decide.delay(simulation_id, token, step, list(names))
             case Reflect(job_id):
                 reflect.apply_async((job_id,), queue=reflection_queue())

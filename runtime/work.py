@@ -3,7 +3,8 @@ Celery tasks (runtime/tasks.py) and the inline broker (runtime/engine/inline.py)
 
 from __future__ import annotations
 
-from runtime.dispatch import AgentSteps, Reflect, Tick, TickCommit, Work
+from runtime.dispatch import AgentSteps, GroupDecide, Reflect, Tick, TickCommit, Work
+from runtime.engine.ahead.spread import group_decide
 from runtime.engine.barrier import agent_steps, tick_commit
 from runtime.engine.choice import engine_tick
 from runtime.reflections import reflection_job_run_inline
@@ -21,5 +22,7 @@ def work_run(work: Work, *, redelivered: bool = False) -> None:
             tick_commit(
                 simulation_id=simulation_id, step=step, redelivered=redelivered, retrying=later
             )
+        case GroupDecide(simulation_id, token, step, names):
+            group_decide(simulation_id=simulation_id, token=token, step=step, names=names)
         case Reflect(job_id):
             reflection_job_run_inline(job_id)

@@ -62,6 +62,12 @@ class WorkerProcess:
                 raise RuntimeError(f"the worker exited: see {self.log}")
         raise RuntimeError(f"the worker did not answer within {timeout:.0f} s: see {self.log}")
 
+    @property
+    def pid(self) -> int:
+        """The worker's main process: the group of its pool's processes."""
+        assert self.process is not None
+        return self.process.pid
+
     def kill(self) -> None:
         """SIGKILL the worker and its pool at once: no ack, no cleanup."""
         assert self.process is not None

@@ -297,6 +297,13 @@ SMALLVILLE_CALLS_IN_FLIGHT = int(
 # Which groups "ahead" starts first: "behind" (the furthest behind: the critical path) or
 # "ahead" (the furthest ahead: the largest leads, which the tests use to try the rule).
 SMALLVILLE_AHEAD_ORDER = os.environ.get("SMALLVILLE_AHEAD_ORDER", "behind")
+# "ahead" across workers (docs/architecture.md, "One simulation across several workers"):
+# the process that runs a simulation's residents sends each group it starts to the
+# deployment's workers, whichever is free decides it, and the run commits it. A group no
+# worker has taken after SMALLVILLE_SPREAD_PICKUP_SECONDS (or whose worker died: its
+# lease lapsed) is decided by the run's own process.
+SMALLVILLE_AHEAD_SPREAD = env_bool("SMALLVILLE_AHEAD_SPREAD", False)
+SMALLVILLE_SPREAD_PICKUP_SECONDS = float(os.environ.get("SMALLVILLE_SPREAD_PICKUP_SECONDS", "0.25"))
 
 # Webhooks (integration/webhooks, docs/integration.md): a URL on loopback, a private range
 # or this service's own host is refused unless this is on (tests turn it on to reach their

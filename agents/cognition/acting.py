@@ -56,13 +56,16 @@ def act(mind: Mind, replan: bool = False) -> None:
 
 def next_action(mind: Mind, block: Block, fresh: bool = False) -> NextAction | None:
     """The planned action covering now, decomposing the block from now if needed."""
+    rows = []
     if block.number is not None and not fresh:
-        for row in plan_actions_list(agent=mind.agent, block_number=block.number):
+        rows = plan_actions_list(agent=mind.agent, block_number=block.number)
+        for row in rows:
             end = row.start + timedelta(minutes=row.duration_minutes)
             if row.start <= mind.now < end:
                 spo = [row.subject, row.predicate, row.object]
                 return NextAction(row.description, end, row.address, row.emoji, spo, "")
-    return decompose(mind, block)
+    # Decomposed, and nothing covers now: from now (the whole block would answer the same).
+    return decompose(mind, block, from_now=fresh or bool(rows))
 
 
 def setter_of(mind: Mind, address: str) -> str:
@@ -136,6 +139,5 @@ def start_action(mind: Mind, block: Block, action: NextAction) -> None:
     )
     if state and there:
         mind.emit(object_state(address=address, state=state, agent=mind.name))
-    # Free again once it has walked there and the action is over: its next block then.
-    free_step = max(end_step, mind.step + len(path))
-    decompose_ahead(mind, block, end_step=free_step, tile=path[-1] if path else mind.agent.tile)
+    # The next block's actions, an hour ahead (nothing waits for them).
+    decompose_ahead(mind, block)

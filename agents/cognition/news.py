@@ -21,12 +21,11 @@ from world.models import Agent
 COMMITMENT_HORIZON = timedelta(days=7)  # nobody plans further ahead than a week
 
 
-def relationship_with(mind: Mind, agent: Agent, other: Agent) -> str:
-    """How `agent` stands with `other`: the paper's two retrievals (the relationship, and
-    what the other is doing), summed up in one call; once a step (a conversation asks at
-    every line, and the answer to the same inputs is the same)."""
-    if (agent.name, other.name) in mind.bonds:
-        return mind.bonds[(agent.name, other.name)]
+def recalled_about(mind: Mind, agent: Agent, other: Agent) -> list[str]:
+    """What `agent` remembers about `other`: the paper's two retrievals (the relationship,
+    and what the other is doing), numbered ("nothing yet" when nothing comes back). The
+    reaction reads them as they are (the reference's context for deciding to talk); a
+    conversation sums them up first (`relationship_with`)."""
     found = statements(
         mind,
         agent,
@@ -35,12 +34,21 @@ def relationship_with(mind: Mind, agent: Agent, other: Agent) -> str:
         k=4,
         skip=("plan",),  # the items of its own day say nothing of how they stand
     )
+    return [f"{i}. {s}" for i, s in enumerate(found, 1)] or ["nothing yet"]
+
+
+def relationship_with(mind: Mind, agent: Agent, other: Agent) -> str:
+    """How `agent` stands with `other`: what it recalls of the other summed up in one call;
+    once a step (a conversation asks at every line, and the answer to the same inputs is
+    the same)."""
+    if (agent.name, other.name) in mind.bonds:
+        return mind.bonds[(agent.name, other.name)]
     bond = llm_run(
         task=RELATIONSHIP,
         inputs={
             "agent_name": agent.name,
             "other_name": other.name,
-            "statements": [f"{i}. {s}" for i, s in enumerate(found, 1)] or ["nothing yet"],
+            "statements": recalled_about(mind, agent, other),
         },
         simulation=mind.simulation,
         agent=agent,

@@ -9,7 +9,7 @@ from agents.cognition.acting import start_action
 from agents.cognition.blocks import Block
 from agents.cognition.conversation import ANYONE, converse
 from agents.cognition.mind import Mind, Note, Sighting
-from agents.cognition.news import relationship_with
+from agents.cognition.news import recalled_about
 from agents.cognition.places import sector_arena
 from agents.cognition.planning import NextAction, current_block, summary
 from agents.cognition.prompts import REACT, RESPOND_EVENT
@@ -147,7 +147,9 @@ def react(mind: Mind, other: Agent) -> bool:
     if max(a.chat_cooldowns.get(ANYONE, 0) for a in (mind.agent, other)) > mind.step:
         return False  # one of them has just talked
     name = mind.name
-    relationship = relationship_with(mind, mind.agent, other)
+    # What it recalls of the other goes into the reaction as it is, as in the reference
+    # (no summary call first: one call fewer on the step's path).
+    recalled = recalled_about(mind, mind.agent, other)
     reaction = llm_run(
         task=REACT,
         inputs={
@@ -157,7 +159,7 @@ def react(mind: Mind, other: Agent) -> bool:
             "action": mind.agent.action or "idle",
             "observed_name": other.name,
             "observed_action": other.action or "idle",
-            "context": [relationship],
+            "context": recalled,
         },
         simulation=mind.simulation,
         agent=mind.agent,

@@ -258,12 +258,16 @@ def current_block(mind: Mind) -> Block | None:
     return None
 
 
-def decompose(mind: Mind, block: Block) -> NextAction | None:
-    """The block from now as actions at the arena's objects (plan rows of the action level);
-    the one covering now."""
+def decompose(mind: Mind, block: Block, *, from_now: bool = False) -> NextAction | None:
+    """The block as actions at the arena's objects (plan rows of the action level); the one
+    covering now. As the reference does, the whole block from its start, asked with
+    inputs known before it begins, so the answer sent an hour ahead (`decompose_ahead`) is
+    the one taken and no step waits for it; from now when a thought re-plans the hour or
+    the block's actions leave now uncovered (`from_now`)."""
     name, places = mind.name, mind.places
-    start = mind.now.replace(second=0, microsecond=0)
-    inputs = decompose_inputs(mind, block, start=start, here=mind.here, thought=mind.thought)
+    fresh = from_now or bool(mind.thought)
+    start = (mind.now if fresh else block.start).replace(second=0, microsecond=0)
+    inputs = decompose_inputs(mind, block, start=start, thought=mind.thought)
     result = llm_run(task=DECOMPOSE, inputs=inputs, simulation=mind.simulation, agent=mind.agent)
     items: list[PlanItemPayload] = []
     when, first = start, None
@@ -294,14 +298,12 @@ def decompose(mind: Mind, block: Block) -> NextAction | None:
     return first
 
 
-def decompose_inputs(
-    mind: Mind, block: Block, *, start: datetime, here: str, thought: str
-) -> dict[str, Any]:
-    """What `decompose` asks the model: the block from `start`, the resident standing in
-    arena `here` with a thought of its inner voice (or none)."""
+def decompose_inputs(mind: Mind, block: Block, *, start: datetime, thought: str) -> dict[str, Any]:
+    """What `decompose` asks the model: the block from `start`, with a thought of the
+    resident's inner voice (or none). Nothing in it depends on where the resident stands
+    or when it got free, so the next block's inputs are known an hour ahead."""
     name = mind.name
     objects = mind.places.objects_in(block.sector, block.arena)
-    context = f"{name} is at {here}." + (f" {name} just thought: {thought}" if thought else "")
     return {
         "agent_name": name,
         "summary": summary(mind),
@@ -310,42 +312,34 @@ def decompose_inputs(
         "block": block.description,
         "arena": f"{block.sector}: {block.arena}",
         "objects": ", ".join(objects) or "none",
-        "context": context,
+        "context": f"{name} just thought: {thought}" if thought else "",
     }
 
 
-def decompose_ahead(mind: Mind, block: Block, *, end_step: int, tile: tuple[int, int]) -> None:
-    """Declare that the decomposition the resident will ask for when the action it starts
-    now ends at `end_step`, standing on `tile`, may be sent ahead (llm.port decides) if
-    that is where the next hour block begins: its inputs then, as far as they can be seen
-    now (same day, nothing learned, no new thought). The step that decomposes takes the
-    answer if they came to pass; as the reference decomposes the hour ahead, the model's
-    wait falls in no step."""
+def decompose_ahead(mind: Mind, block: Block) -> None:
+    """Declare that the decomposition of the block after `block` (today's) may be sent
+    ahead (llm.port decides): its inputs do not change before it begins (`decompose`),
+    so, as the reference decomposes the hour ahead, the model's wait falls in no step."""
     llm_send_ahead(
         task=DECOMPOSE,
-        inputs=lambda: _foreseen(mind, block, end_step=end_step, tile=tile),
+        inputs=lambda: _foreseen(mind, block),
         simulation=mind.simulation,
         agent=mind.agent,
     )
 
 
-def _foreseen(
-    mind: Mind, block: Block, *, end_step: int, tile: tuple[int, int]
-) -> dict[str, Any] | None:
-    """The next block's decomposition inputs as seen now; None when there is none to send."""
-    then = mind.simulation.sim_time_at(end_step)
-    if then < block.end or then.date() != mind.now.date():
-        return None  # more of this block to do, or a new day's plan first
-    following = _block_at(mind, then)
-    if following is None or following.sleeping or not block.end <= following.start <= then:
+def _foreseen(mind: Mind, block: Block) -> dict[str, Any] | None:
+    """The next block's decomposition inputs; None when there is none to send."""
+    if block.end.date() != mind.now.date():
+        return None  # a new day's plan first
+    following = _block_at(mind, block.end)
+    if following is None or following.sleeping:
         return None
     if following.number is not None and plan_actions_list(
         agent=mind.agent, block_number=following.number
     ):
         return None  # decomposed already
-    start = then.replace(second=0, microsecond=0)
-    here = mind.context.arena_at(tile)
-    return decompose_inputs(mind, following, start=start, here=here, thought="")
+    return decompose_inputs(mind, following, start=following.start, thought="")
 
 
 def _block_at(mind: Mind, when: datetime) -> Block | None:

@@ -25,14 +25,15 @@ def react(inputs: Inputs, rng: random.Random) -> str:
     mine, theirs = str(inputs["action"]).lower(), str(inputs["observed_action"]).lower()
     if any(w in mine or w in theirs for w in ("sleep", "chatting", "conversation")):
         return "continue"
-    other, context = str(inputs["observed_name"]), lines_of(inputs["context"])
-    knows = any(other in line and "does not know" not in line for line in context)
+    other, me = str(inputs["observed_name"]), str(inputs.get("agent_name", ""))
+    # What it recalls of the other (numbered statements), read whole.
+    recalled = [re.sub(r"^\d+\.\s*", "", line) for line in lines_of(inputs["context"])]
+    mentions = [line for line in recalled if other in line and "does not know" not in line]
     # Having caught up already today, they mostly just nod: free to talk to someone else.
-    me = str(inputs.get("agent_name", ""))
     pair = rf"({re.escape(me)} and {re.escape(other)}|{re.escape(other)} and {re.escape(me)})"
-    talked = any(re.search(rf"{pair} had a conversation", line) for line in context)
-    chance = 0.1 if talked else 0.5 if knows else 0.05
-    if knows and not talked and any("invite" in line.lower() for line in context):
+    talked = any(re.search(rf"{pair} had a conversation", line) for line in recalled)
+    chance = 0.1 if talked else 0.5 if mentions else 0.05
+    if mentions and not talked and any("invite" in line.lower() for line in recalled):
         chance = 0.9  # an invitation to give: it goes up to the person
     return "talk" if rng.random() < chance else "continue"
 

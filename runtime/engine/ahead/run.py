@@ -10,19 +10,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections
 
 from agents.cognition import StepContext, cognition_for
-from agents.models import StagedCommit
-from agents.reflection.models import JobStatus, ReflectionJob
 from llm.backends import backend_is_remote
 from memories.services import memories_embed
+from runtime.dispatch import broker
+from runtime.engine.ahead.reflecting import Reflections
 from runtime.engine.ahead.schedule import Resident, groups_ready, reach_of
+from runtime.engine.ahead.spread import Spreading, group_token
 from runtime.engine.ahead.staging import Committed, Decided, groups_commit
-from runtime.engine.ahead.state import CommittedState, KeptReads
+from runtime.engine.ahead.state import CommittedState, KeptReads, residents_load, residents_vision
 from runtime.engine.decide import Decision, decide_one, simulation_fail
 from runtime.engine.failures import TRANSIENT
-from runtime.reflections import reflection_job_run_inline, reflection_quiet
+from runtime.reflections import reflection_quiet
 from runtime.scenarios import scenarios_apply, scenarios_next_step
 from smallville_project.pools import pool_for_run
 from world.models import Agent, Simulation, SimulationStatus
@@ -31,6 +31,7 @@ from world.selectors import town_cached
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 0.05  # a group whose commit waits (a reflection) or whose step hit a blip
+POLL_SECONDS = 0.02  # spread over workers: how often the decisions stored are looked for
 FLUSH_SECONDS = 0.5  # steps that decided nothing reach the log at least this often
 STATUS_SECONDS = 0.25  # a pause or a stop is seen within this, when nothing commits
 
@@ -45,6 +46,8 @@ class GroupWork:
     decisions: dict[str, Future[Decision]] = field(default_factory=dict)
     agents: dict[str, Agent] = field(default_factory=dict)  # as they were decided from
     not_before: float = 0.0  # a retry waits until then
+    token: str = ""  # sent to the workers under this name (spread.py)
+    stored: bool = False  # its decisions came from a worker's row (embedded there)
 
 
 class AheadRun:
@@ -55,17 +58,17 @@ class AheadRun:
         self.simulation = simulation
         self.town = town_cached(pk=simulation.town_id)
         self.cognition = cognition_for(simulation)
-        self.reach = reach_of(self.town, vision=self._vision())
+        self.reach = reach_of(self.town, vision=residents_vision(simulation))
         self.furthest_first = furthest_first  # tests: the order that leads the most
         # Offline decisions cost microseconds of waiting: made here, one after another.
         self.inline = not backend_is_remote()
         self.pool: ThreadPoolExecutor  # the run's own, while it runs (`run`)
         self.state = CommittedState(simulation)
-        self.residents = self._load()
+        self.residents = residents_load(simulation)
         # Residents whose steps that decided nothing no commit has recorded yet.
         self.unrecorded: dict[str, int] = {}
         self.groups: list[GroupWork] = []
-        self.reflections: dict[int, Future[None]] = {}
+        self.reflections = Reflections(simulation)  # jobs its commits wait for
         # Each group as it started: its step, residents, and every resident's step then.
         self.trace: list[tuple[int, tuple[str, ...], dict[str, int]]] = []
         self.pause_limit: int | None = None
@@ -73,28 +76,11 @@ class AheadRun:
         self.simulation_failed = False  # a decision failed the run (`_decided`)
         self.committed_at = time.monotonic()  # the last commit (or flush)
         self.checked_at = time.monotonic()  # the last read of the run's status
-
-    def _vision(self) -> int:
-        radii = Agent.present.filter(simulation=self.simulation).values_list(
-            "vision_radius", flat=True
-        )
-        return max(radii, default=0)
-
-    def _load(self) -> dict[str, Resident]:
-        """Each resident's step: one past its last staged commit, else the log's."""
-        stepped: dict[str, int] = {}
-        for step, names in StagedCommit.objects.filter(simulation=self.simulation).values_list(
-            "step", "agents"
-        ):
-            for name in names:
-                stepped[name] = max(stepped.get(name, 0), step + 1)
-        rows = Agent.present.filter(simulation=self.simulation).values_list(
-            "name", "tile_x", "tile_y"
-        )
-        return {
-            name: Resident(name, stepped.get(name, self.simulation.step), (x, y))
-            for name, x, y in rows
-        }
+        # Groups decided by whichever worker is free (spread.py): with a broker whose
+        # work goes to workers, not one that runs it in this process.
+        self.spreading: Spreading | None = None
+        if settings.SMALLVILLE_AHEAD_SPREAD and getattr(broker(), "remote", False):
+            self.spreading = Spreading(simulation.pk)
 
     # The loop ------------------------------------------------------------------------
 
@@ -106,6 +92,8 @@ class AheadRun:
                 for work in self.groups:
                     for future in work.decisions.values():
                         future.cancel()
+                if self.spreading is not None:
+                    self.spreading.close()
 
     def _loop(self) -> None:
         while True:
@@ -152,8 +140,8 @@ class AheadRun:
             return False
         self.simulation.refresh_from_db()
         self.state = CommittedState(self.simulation)
-        self.residents = self._load()
-        self.reach = reach_of(self.town, vision=self._vision())
+        self.residents = residents_load(self.simulation)
+        self.reach = reach_of(self.town, vision=residents_vision(self.simulation))
         return True
 
     def _start_groups(self, limit: int) -> None:
@@ -168,20 +156,35 @@ class AheadRun:
 
     def _decide(self, works: list[GroupWork]) -> None:
         """Start the groups' decisions, each from its own residents as committed (nobody
-        else is within sight of them)."""
-        names = [r.name for work in works for r in work.residents]
-        agents = self.state.agents(names)
+        else is within sight of them): here, or sent to the workers (spread.py)."""
         steps = {r.name: r.step for r in self.residents.values()}
+        agents = self.state.agents([r.name for work in works for r in work.residents])
+        for work in works:
+            work.agents = {r.name: agents[r.name] for r in work.residents}
+            self.trace.append((work.step, tuple(r.name for r in work.residents), steps))
+            self.groups.append(work)
+        if self.spreading is None:
+            self._decide_here(works)
+            return
+        for work in works:
+            work.token = group_token()
+            self.spreading.send(work.token, work.step, [r.name for r in work.residents])
+
+    def _decide_here(self, works: list[GroupWork]) -> None:
+        if not works:
+            return
+        agents = {name: a for work in works for name, a in work.agents.items()}
         # What every group reads of the town and of its residents' commitments and
         # ratings (what one group can see, no other changes before its step: the rule).
         nows = {r.name: self.simulation.sim_time_at(w.step) for w in works for r in w.residents}
-        setters = self.state.setters()
         commitments = self.state.commitments(agents, nows)
-        unrated = self.state.unrated(agents)
-        cited = self.state.cited(agents, commitments)
-        reads = KeptReads(setters, commitments, unrated, cited)
+        reads = KeptReads(
+            self.state.setters(),
+            commitments,
+            self.state.unrated(agents),
+            self.state.cited(agents, commitments),
+        )
         for work in works:
-            work.agents = {r.name: agents[r.name] for r in work.residents}
             context = StepContext(
                 simulation=self.simulation,
                 town=self.town,
@@ -198,27 +201,41 @@ class AheadRun:
                     work.decisions[r.name] = self.pool.submit(
                         decide_one, self.cognition, context, r.name
                     )
-            self.trace.append((work.step, tuple(r.name for r in work.residents), steps))
-            self.groups.append(work)
+
+    def _gather(self) -> None:
+        """The groups sent to the workers: take the decisions stored, and decide here
+        those no worker took in time (or whose worker died)."""
+        assert self.spreading is not None
+        sent = {w.token: w for w in self.groups if w.token and not w.decisions}
+        for token, decided in self.spreading.arrived(list(sent)).items():
+            work = sent.pop(token)
+            work.stored = True
+            for name, drafts in decided:
+                done: Future[Decision] = Future()
+                done.set_result((name, drafts))
+                work.decisions[name] = done
+        self._decide_here([sent[token] for token in self.spreading.overdue(list(sent))])
 
     def _finish_some(self) -> None:
         """Take the groups whose decisions are in: those that decided nothing go on to
         their next step; the others commit together. Wait for one when none is in."""
+        if self.spreading is not None:
+            self._gather()
         now = time.monotonic()
         ready = [
             w
             for w in self.groups
-            if w.not_before <= now and all(f.done() for f in w.decisions.values())
+            if w.not_before <= now and w.decisions and all(f.done() for f in w.decisions.values())
         ]
         if not ready:
             pending: list[Future[Any]] = [
                 f for w in self.groups for f in w.decisions.values() if not f.done()
             ]
-            pending += [f for f in self.reflections.values() if not f.done()]
+            pending += self.reflections.pending()
             if pending:
                 wait(pending, timeout=RETRY_SECONDS, return_when=FIRST_COMPLETED)
             else:
-                time.sleep(RETRY_SECONDS)
+                time.sleep(POLL_SECONDS if self.spreading is not None else RETRY_SECONDS)
             return
         decided: list[tuple[GroupWork, Decided]] = []
         for work in sorted(ready, key=lambda w: (w.step, w.residents[0].name)):
@@ -247,6 +264,7 @@ class AheadRun:
         """A step that decided nothing: its residents stand at the next step as they were,
         recorded by the next commit."""
         self.groups.remove(work)
+        self._forget([work])
         for r in work.residents:
             r.step = work.step + 1
             r.busy = False
@@ -256,7 +274,14 @@ class AheadRun:
     def _commit(self, decided: list[tuple[GroupWork, Decided]]) -> None:
         """Commit the groups in one transaction, and write the log of every step that all
         residents have passed then."""
-        drafts = [d for _, made in decided for _, group_drafts in made for d in group_drafts]
+        # A worker embedded the memories of the groups it decided.
+        drafts = [
+            d
+            for work, made in decided
+            if not work.stored
+            for _, group_drafts in made
+            for d in group_drafts
+        ]
         try:
             memories_embed(simulation=self.simulation, events=drafts)
         except TRANSIENT:
@@ -280,7 +305,7 @@ class AheadRun:
             return
         for index, (work, _) in enumerate(decided):
             if index in outcome.waiting:  # a reflection due is not done
-                self._reflect(work)
+                self.reflections.due(self.pool, [r.name for r in work.residents], work.step)
                 work.not_before = time.monotonic() + RETRY_SECONDS
                 continue
             self.groups.remove(work)
@@ -288,9 +313,10 @@ class AheadRun:
                 r.step = work.step + 1
                 r.tile = outcome.tiles[r.name]
                 r.busy = False
+        self._forget([w for w, _ in decided if w not in self.groups])
         self._note_lead()
         for job_id in outcome.jobs:
-            self._run_job(job_id)
+            self.reflections.run(self.pool, job_id)
 
     def _flush(self) -> bool:
         """Record the steps that decided nothing and write the log as far as every
@@ -361,29 +387,11 @@ class AheadRun:
         """Drop the group's work: its residents are free (decided again next round)."""
         if work in self.groups:
             self.groups.remove(work)
+        self._forget([work])
         for r in work.residents:
             r.busy = False
 
-    def _reflect(self, work: GroupWork) -> None:
-        """A commit waits for a reflection due now: run its job here if nobody does."""
-        jobs = ReflectionJob.objects.filter(
-            simulation=self.simulation,
-            agent__in=[r.name for r in work.residents],
-            due_step__lte=work.step + 1,
-            status__in=[JobStatus.PENDING, JobStatus.RUNNING],
-        ).values_list("pk", flat=True)
-        for job_id in jobs:
-            self._run_job(job_id)
-
-    def _run_job(self, job_id: int) -> None:
-        if job_id not in self.reflections or self.reflections[job_id].done():
-            self.reflections[job_id] = self.pool.submit(_threaded_job, job_id)
-
-
-def _threaded_job(job_id: int) -> None:
-    try:
-        reflection_job_run_inline(job_id)
-    except Exception:
-        log.exception("reflection job %s failed here; its commit asks again", job_id)
-    finally:
-        close_old_connections()
+    def _forget(self, works: list[GroupWork]) -> None:
+        """Groups committed or given up: their rows and leases go (spread over workers)."""
+        if self.spreading is not None:
+            self.spreading.done([w.token for w in works if w.token])

@@ -28,9 +28,10 @@ from agents.cognition.selectors import (
     plan_citations_by_agent,
 )
 from agents.events import AGENT_COMMITTED, OBJECT_STATE, PLAN_MADE, PLAN_REVISED
-from agents.models import Commitment
+from agents.models import Commitment, StagedCommit
 from memories.events import MEMORY_CREATED, MEMORY_RATED
 from memories.selectors import Unrated, memories_unrated
+from runtime.engine.ahead.schedule import Resident
 from runtime.engine.decide import agents_read
 from world.models import Agent, Simulation
 
@@ -163,3 +164,20 @@ class KeptReads:
 
     def unrated(self, context: StepContext) -> dict[int, list[Unrated]]:
         return self.unrated_by_agent
+
+
+def residents_vision(simulation: Simulation) -> int:
+    """The largest vision radius of the simulation's residents (the rule's `vision`)."""
+    radii = Agent.present.filter(simulation=simulation).values_list("vision_radius", flat=True)
+    return max(radii, default=0)
+
+
+def residents_load(simulation: Simulation) -> dict[str, Resident]:
+    """Each resident's step: one past its last staged commit, else the log's."""
+    stepped: dict[str, int] = {}
+    staged = StagedCommit.objects.filter(simulation=simulation).values_list("step", "agents")
+    for step, names in staged:
+        for name in names:
+            stepped[name] = max(stepped.get(name, 0), step + 1)
+    rows = Agent.present.filter(simulation=simulation).values_list("name", "tile_x", "tile_y")
+    return {name: Resident(name, stepped.get(name, simulation.step), (x, y)) for name, x, y in rows}

@@ -261,9 +261,10 @@ def relationship(prompt: str) -> Answer:
 def react(prompt: str) -> Answer:
     seen = re.search(r"^It is .+?\. (.+) is (.+)\.\n\1 sees: (.+?) is (.+)\.$", prompt, re.M)
     assert seen is not None, "a react prompt says what both are doing"
-    context = " ".join(section(prompt, re.escape(f"How {seen[1]} stands with {seen[3]}:")))
+    recalled = section(prompt, re.escape(f"What {seen[1]} remembers about {seen[3]}:"))
     busy = any(word in f"{seen[2]} {seen[4]}" for word in ("sleep", "chatting"))
-    knows = f"knows {seen[3]}" in context
+    # Someone it remembers more of than what it is doing now.
+    knows = any(seen[3] in line and f"{seen[3]} is " not in line for line in recalled)
     if knows and not busy:
         return {"reaction": "talk", "reason": f"{seen[1]} knows {seen[3]}."}
     return {"reaction": "continue", "reason": "Nothing to talk about now."}

@@ -1,0 +1,138 @@
+"""One simulation across several workers (runtime/engine/ahead/spread.py): two real Celery
+worker processes on the real Redis decide the groups of one run, and its log equals the
+barrier's; a worker killed mid-run loses nothing."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from agents.services import simulation_create_from_base
+from bench.engine import copies_add
+from llm.models import ModelCall
+from llm.policy_server import PolicyServer
+from runtime import engine
+from runtime.engine.run import simulation_run
+from runtime.workerproc import WorkerProcess
+from tests.factories import N25, SEVEN
+from tests.runtime.workers import celery_workers, wait_for
+from world.eventlog import simulation_rebuild, simulation_snapshot
+from world.models import Simulation, SimulationStatus
+
+from .test_run import log_of
+
+SPREAD = {
+    "SMALLVILLE_ENGINE": "ahead",
+    "SMALLVILLE_AHEAD_SPREAD": "1",
+    "SMALLVILLE_LEASE_SECONDS": "2",  # a dead worker's groups are taken back in seconds
+}
+
+
+def town(user: User, seed: int, residents: int = 25) -> Simulation:
+    simulation = simulation_create_from_base(
+        owner=user, base=N25, seed=seed, start_time=SEVEN, config={"cognition": "paper"}
+    )
+    if residents > 25:
+        copies_add(simulation, residents)
+    return simulation
+
+
+def barrier_log(user: User, settings: Any, seed: int, residents: int, steps: int) -> list[Any]:
+    settings.SMALLVILLE_ENGINE = "barrier"
+    twin = engine.simulation_run_inline(simulation=town(user, seed, residents), steps=steps)
+    assert twin.status == SimulationStatus.IDLE, twin.status_reason
+    return [row[1:] for row in log_of(twin)]
+
+
+def finished(simulation: Simulation, timeout: float = 600) -> Simulation:
+    def done() -> bool:
+        simulation.refresh_from_db()
+        return simulation.status != SimulationStatus.RUNNING
+
+    wait_for(done, timeout, "the run")
+    assert simulation.status == SimulationStatus.IDLE, simulation.status_reason
+    return simulation
+
+
+def deciders(simulation: Simulation, in_flight: bool = False) -> dict[int, int]:
+    """Worker process group -> the calls its processes made for the run (or have in
+    flight), while they live: a process's group is read from its pid."""
+    found: dict[int, int] = {}
+    calls = ModelCall.objects.filter(simulation=simulation)
+    if in_flight:
+        calls = calls.filter(finished_at__isnull=True)
+    for holder in calls.values_list("holder", flat=True):
+        try:
+            group = os.getpgid(int(holder.split(":")[1]))
+        except (ProcessLookupError, IndexError, ValueError):
+            continue
+        found[group] = found.get(group, 0) + 1
+    return found
+
+
+def second_worker(first: WorkerProcess) -> WorkerProcess:
+    second = WorkerProcess(first.queue, first.env, concurrency=first.concurrency)
+    second.log = first.log.with_name(f"{first.log.stem}-second.log")
+    return second
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("seed", "residents", "steps"), [(5, 25, 120), (6, 25, 120), (7, 100, 60)])
+def test_two_workers_decide_the_groups_and_the_log_is_the_barriers(
+    user: User, settings: Any, seed: int, residents: int, steps: int
+) -> None:
+    expected = barrier_log(user, settings, seed, residents, steps)
+    simulation = town(user, seed, residents)
+    with celery_workers(2, SPREAD) as first:
+        second = second_worker(first)
+        second.start()
+        try:
+            simulation_run(simulation=simulation, steps=steps)
+            finished(simulation)
+            by = deciders(simulation)
+        finally:
+            second.stop()
+    # Both workers' processes decided groups (the run's own process is one of them).
+    assert {first.pid, second.pid} <= set(by), by
+    assert [row[1:] for row in log_of(simulation)] == expected
+    live = simulation_snapshot(simulation=simulation)
+    simulation_rebuild(simulation=simulation)
+    assert simulation_snapshot(simulation=simulation) == live
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_mid_run_hands_its_groups_on_and_the_log_is_the_barriers(
+    user: User, settings: Any
+) -> None:
+    """Through the policy server (the offline policy's answers, 0.05 s a call). The run's
+    process is on the first worker; the second dies (SIGKILL) with calls in flight for
+    the groups it holds, which are decided again once their leases lapse."""
+    steps = 180
+    expected = barrier_log(user, settings, 8, 25, steps)
+    simulation = town(user, 8)
+    with (
+        PolicyServer(latency="fixed:0.05") as server,
+        celery_workers(2, {**SPREAD, **server.env()}) as first,
+    ):
+        simulation_run(simulation=simulation, steps=steps)
+        wait_for(lambda: first.pid in deciders(simulation), 60, "the first worker")
+        second = second_worker(first)
+        second.start()
+        try:
+            wait_for(lambda: deciding(simulation, second.pid), 120, "the second worker")
+            second.kill()
+        finally:
+            second.stop()
+        simulation.refresh_from_db()
+        assert simulation.status == SimulationStatus.RUNNING
+        finished(simulation)
+    assert [row[1:] for row in log_of(simulation)] == expected
+
+
+def deciding(simulation: Simulation, pid: int) -> bool:
+    """Whether the worker has decided groups and has a call in flight now."""
+    calls = deciders(simulation, in_flight=True)
+    return deciders(simulation).get(pid, 0) >= 20 and calls.get(pid, 0) > 0
