@@ -27,7 +27,9 @@ class WorkerProcess:
     remembers of model servers are this process's, not another run's on the same Redis
     (simulations of two databases share primary keys)."""
 
-    def __init__(self, queue: str, env: dict[str, str], concurrency: int = 1) -> None:
+    def __init__(
+        self, queue: str, env: dict[str, str], concurrency: int = 1, pool: str = "prefork"
+    ) -> None:
         self.queue = queue
         prefix = str(settings.CACHES["default"].get("KEY_PREFIX", ""))
         self.env = {
@@ -37,6 +39,7 @@ class WorkerProcess:
             **env,
         }
         self.concurrency = concurrency
+        self.pool = pool  # "threads" for work that waits on a model server
         self.process: subprocess.Popen[bytes] | None = None
         self.log = ROOT / ".pgdata" / f"worker-{queue}.log"
 
@@ -45,7 +48,12 @@ class WorkerProcess:
         command = [sys.executable, "-m", "celery", "-A", "smallville_project", "worker"]
         queues = f"{self.queue},{self.queue}.reflection,{self.queue}.webhooks"
         command += ["-Q", queues, "-n", name, f"--concurrency={self.concurrency}"]
-        command += ["--pool=prefork", "--without-gossip", "--without-mingle", "--loglevel=INFO"]
+        command += [
+            f"--pool={self.pool}",
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel=INFO",
+        ]
         self.process = subprocess.Popen(
             command,
             cwd=ROOT,
@@ -86,13 +94,13 @@ class WorkerProcess:
 
 @contextmanager
 def private_worker(
-    env: dict[str, str] | None = None, concurrency: int = 1
+    env: dict[str, str] | None = None, concurrency: int = 1, pool: str = "prefork"
 ) -> Iterator[WorkerProcess]:
     """Start a worker; this process sends its tasks to the worker's private queue."""
     queue = f"smallville-{uuid.uuid4().hex[:8]}"
     saved = app.conf.task_default_queue
     app.conf.task_default_queue = queue
-    worker = WorkerProcess(queue, env or {}, concurrency)
+    worker = WorkerProcess(queue, env or {}, concurrency, pool)
     try:
         worker.start()
         yield worker

@@ -29,7 +29,9 @@ def celery_worker(**extra_env: str) -> Iterator[WorkerProcess]:
 
 
 @contextmanager
-def celery_workers(concurrency: int, extra_env: dict[str, str]) -> Iterator[WorkerProcess]:
+def celery_workers(
+    concurrency: int, extra_env: dict[str, str], pool: str = "prefork"
+) -> Iterator[WorkerProcess]:
     """A worker that redelivers a dead worker's tasks after 3 s instead of minutes..."""
     env = {
         "DATABASE_URL": test_database_url(),
@@ -41,7 +43,7 @@ def celery_workers(concurrency: int, extra_env: dict[str, str]) -> Iterator[Work
         "SMALLVILLE_WATCHDOG_SECONDS": "1",
         **extra_env,
     }
-    with private_worker(env, concurrency) as worker:
+    with private_worker(env, concurrency, pool) as worker:
         yield worker
 
 

@@ -14,6 +14,7 @@ from agents.services import simulation_create_from_base
 from bench.engine import copies_add
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
+from llm.services import ABANDONED
 from runtime import engine
 from runtime.engine.run import simulation_run
 from runtime.workerproc import WorkerProcess
@@ -57,24 +58,32 @@ def finished(simulation: Simulation, timeout: float = 600) -> Simulation:
     return simulation
 
 
-def deciders(simulation: Simulation, in_flight: bool = False) -> dict[int, int]:
-    """Worker process group -> the calls its processes made for the run (or have in
-    flight), while they live: a process's group is read from its pid."""
-    found: dict[int, int] = {}
+def calls_of(simulation: Simulation, in_flight: bool = False) -> list[tuple[str, int]]:
+    """(holder, the worker's process group) of the run's calls (or those in flight) made
+    by processes that live: a process's group is read from its pid."""
     calls = ModelCall.objects.filter(simulation=simulation)
     if in_flight:
         calls = calls.filter(finished_at__isnull=True)
+    found = []
     for holder in calls.values_list("holder", flat=True):
         try:
-            group = os.getpgid(int(holder.split(":")[1]))
+            found.append((holder, os.getpgid(int(holder.split(":")[1]))))
         except (ProcessLookupError, IndexError, ValueError):
             continue
+    return found
+
+
+def deciders(simulation: Simulation, in_flight: bool = False) -> dict[int, int]:
+    """Worker process group -> the calls its processes made for the run (or have in
+    flight)."""
+    found: dict[int, int] = {}
+    for _, group in calls_of(simulation, in_flight):
         found[group] = found.get(group, 0) + 1
     return found
 
 
 def second_worker(first: WorkerProcess) -> WorkerProcess:
-    second = WorkerProcess(first.queue, first.env, concurrency=first.concurrency)
+    second = WorkerProcess(first.queue, first.env, first.concurrency, first.pool)
     second.log = first.log.with_name(f"{first.log.stem}-second.log")
     return second
 
@@ -107,15 +116,16 @@ def test_two_workers_decide_the_groups_and_the_log_is_the_barriers(
 def test_a_worker_killed_mid_run_hands_its_groups_on_and_the_log_is_the_barriers(
     user: User, settings: Any
 ) -> None:
-    """Through the policy server (the offline policy's answers, 0.05 s a call). The run's
+    """Through the policy server (the offline policy's answers, 0.2 s a call). The run's
     process is on the first worker; the second dies (SIGKILL) with calls in flight for
     the groups it holds, which are decided again once their leases lapse."""
     steps = 180
     expected = barrier_log(user, settings, 8, 25, steps)
     simulation = town(user, 8)
     with (
-        PolicyServer(latency="fixed:0.05") as server,
-        celery_workers(2, {**SPREAD, **server.env()}) as first,
+        PolicyServer(latency="fixed:0.2") as server,
+        # Threads: a worker decides many groups at once while they wait on the model.
+        celery_workers(8, {**SPREAD, **server.env()}, pool="threads") as first,
     ):
         simulation_run(simulation=simulation, steps=steps)
         wait_for(lambda: first.pid in deciders(simulation), 60, "the first worker")
@@ -123,12 +133,22 @@ def test_a_worker_killed_mid_run_hands_its_groups_on_and_the_log_is_the_barriers
         second.start()
         try:
             wait_for(lambda: deciding(simulation, second.pid), 120, "the second worker")
+            holders = {h for h, group in calls_of(simulation) if group == second.pid}
             second.kill()
         finally:
             second.stop()
         simulation.refresh_from_db()
         assert simulation.status == SimulationStatus.RUNNING
+        lost = list(
+            ModelCall.objects.filter(
+                simulation=simulation, holder__in=holders, finished_at__isnull=True
+            ).values_list("pk", flat=True)
+        )
+        assert lost  # its groups were being decided when it died
         finished(simulation)
+    # Its calls in flight were settled as abandoned, and its groups decided again.
+    errors = ModelCall.objects.filter(pk__in=lost).values_list("error", flat=True)
+    assert set(errors) == {ABANDONED}, set(errors)
     assert [row[1:] for row in log_of(simulation)] == expected
 
 
