@@ -1,10 +1,12 @@
 """Tick throughput: `python -m bench engine [--steps N] [--quick]` prints one JSON object.
 
 Agent-steps per second with the offline backend and the minimal cognition, for 25
-residents (base_the_ville_n25) and for 500 (the 25 plus 19 copies of each, named
-"<name> 2" .. "<name> 20", added through the event log), over 360 steps (one sim hour),
-through real Celery workers on Redis: one worker process, then two. Also the same run in
-one process without Celery, to show what the broker and task overhead cost.
+residents (base_the_ville_n25) and for 500: the 25 and 475 made up and spread over the
+Ville (`--town spread`, bench.towns), or 19 copies of each at their tiles, named
+"<name> 2" .. "<name> 20" (`--town copies`, as measured before issue 35), added through
+the event log; over 360 steps (one sim hour), through real Celery workers on Redis: one
+worker process, then two. Also the same run in one process without Celery, to show what
+the broker and task overhead cost.
 """
 
 from __future__ import annotations
@@ -16,17 +18,17 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from agents.events import AGENT_CREATED
-from agents.projections.residents import IDENTITY_FIELDS
 from agents.services import simulation_create_from_base
 from bench.machine import stamp
+from bench.towns import TOWN_KINDS, TownKind, residents_add
 from runtime.engine import simulation_run, simulation_run_inline
 from runtime.workerproc import WorkerProcess, private_worker
-from world.eventlog import EventDraft, events_append
 from world.models import Simulation, SimulationStatus
 
 
-def simulation_of(size: int, owner: User) -> Simulation:
+def simulation_of(size: int, owner: User, town: TownKind = "copies") -> Simulation:
+    """base_the_ville_n25 and residents added up to `size` (bench.towns): copies by
+    default, which the replay and viewer benches copy the 25's day onto."""
     simulation = simulation_create_from_base(
         owner=owner,
         base="base_the_ville_n25",
@@ -34,23 +36,8 @@ def simulation_of(size: int, owner: User) -> Simulation:
         name=f"bench {size} agents",
         config={"cognition": "minimal"},
     )
-    return copies_add(simulation, size)
-
-
-def copies_add(simulation: Simulation, size: int) -> Simulation:
-    """The simulation's residents and copies of them (at their tiles, named "<name> 2"
-    .. "<name> k"), `size` in all, added through the event log."""
-    originals = list(simulation.agents.order_by("name"))
-    copies = []
-    for n in range(2, size // len(originals) + 1):
-        for agent in originals:
-            payload: dict[str, Any] = {k: getattr(agent, k) for k in IDENTITY_FIELDS}
-            payload["tile"] = [agent.tile_x, agent.tile_y]
-            copies.append(
-                EventDraft(kind=AGENT_CREATED, agent=f"{agent.name} {n}", payload=payload)
-            )
-    events_append(simulation=simulation, drafts=copies, step=0)
-    assert simulation.agents.count() == size
+    if size > simulation.agents.count():
+        residents_add(simulation, size, town=town)
     return simulation
 
 
@@ -90,13 +77,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench engine", description=__doc__)
     parser.add_argument("--steps", type=int, default=360)
     parser.add_argument("--quick", action="store_true", help="60 steps, for a smoke test")
+    parser.add_argument(
+        "--town", choices=TOWN_KINDS, default="spread", help="how the 500 are added"
+    )
     args = parser.parse_args(argv)
     steps = 60 if args.quick else args.steps
     owner, _ = User.objects.get_or_create(username="bench")
     runs = []
     for size in (25, 500):
         for workers in (0, 1, 2):
-            runs.append(timed_run(simulation_of(size, owner), steps, workers))
+            runs.append(timed_run(simulation_of(size, owner, args.town), steps, workers))
     targets = {25: 300, 500: 1500}
     best = {
         size: max(
@@ -108,6 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         **stamp(),
         "backend": "offline",
         "cognition": "minimal",
+        "town": args.town,
         "runs": runs,
         "targets": {
             f"{size}_agents": {

@@ -6,7 +6,9 @@ step waits for all its agents' decisions; `--engine ahead`: residents that canno
 run ahead of each other) through the `openai` backend against the policy server
 (llm/policy_server.py), which answers each call as the offline policy would after
 `--latency` (default `fixed:1`, one second a call), so the calls are those of an offline
-run; `--residents 500` adds copies of the 25 (as `bench engine` does) at their tiles.
+run; `--residents 500` adds residents made up and spread over the town, homes and
+workplaces drawn from it (`--town spread`, the default, bench.towns), or copies of the 25
+at their tiles (`--town copies`, as the numbers before issue 35 were measured).
 Reports the wall time, the calls, how many calls were in flight over the run
 (sampled every 50 ms from the ledger's admission and finish times: mean, p95, max), and
 the chain bound: per step, the longest chain of one resident's calls (those someone
@@ -36,6 +38,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from agents.bases.selectors import base_resolve
 from agents.events import (
     AGENT_ACTING,
     AGENT_CREATED,
@@ -52,8 +55,8 @@ from bench.bounds import (
     rule_bound,
     seen_change_bound,
 )
-from bench.engine import copies_add
 from bench.machine import stamp
+from bench.towns import TOWN_KINDS, TownKind, residents_add
 from llm.ahead import ahead_settle
 from llm.models import ModelCall
 from llm.policy_server import Latency, client_settings
@@ -97,9 +100,11 @@ def run(
     importance_delay: int | None = None,
     start: datetime = MIDNIGHT,
     in_flight_cap: int = 0,
+    town: TownKind = "spread",
 ) -> tuple[Simulation, float, datetime]:
     """The run's simulation, wall seconds and start; its setup (rating the seed memories)
-    is offline and not timed. `residents` above the base's: copies of them are added."""
+    is offline and not timed. `residents` above the base's: residents are added, as
+    `town` says (bench.towns)."""
     simulation = simulation_create_from_base(
         owner=owner,
         base=base,
@@ -111,7 +116,7 @@ def run(
         start_time=start,
     )
     if residents > simulation.agents.count():
-        copies_add(simulation, residents)
+        residents_add(simulation, residents, town=town)
     steps = round(hours * 3600 / simulation.sec_per_step)
     chosen = {**server, "SMALLVILLE_ENGINE": engine}
     if in_flight_cap:
@@ -227,7 +232,13 @@ def main(argv: list[str] | None = None) -> None:
         help="decisions and calls in flight at once (default: SMALLVILLE_CALLS_IN_FLIGHT)",
     )
     parser.add_argument(
-        "--residents", type=int, default=0, help="the base's residents and copies, this many"
+        "--residents", type=int, default=0, help="the base's residents and more, this many"
+    )
+    parser.add_argument(
+        "--town",
+        choices=TOWN_KINDS,
+        default="spread",
+        help="the residents above the base's: made up and spread, or copies at their tiles",
     )
     parser.add_argument(
         "--importance-delay",
@@ -251,6 +262,7 @@ def main(argv: list[str] | None = None) -> None:
             args.importance_delay,
             start,
             args.in_flight,
+            args.town,
         )
         ahead_settle(timeout=120)  # calls sent ahead for steps past the run: answered
     calls: list[dict[str, Any]] = [
@@ -285,9 +297,11 @@ def main(argv: list[str] | None = None) -> None:
         steps=simulation.step,
     )
     per_call = latency.mean
+    base_size = len(base_resolve(user=owner, base=args.base).residents)
     report = {
         **stamp(),
         "agents": simulation.agents.count(),
+        "town": args.town if len(names) > base_size else "base",  # how the rest were added
         "cognition": "paper",
         "importance_delay": simulation.config["importance_delay"],
         "engine": args.engine,
