@@ -109,6 +109,10 @@ EXCEPTIONS: dict[str, str] = {
     "web.token_views": "the tokens page in a browser: tests/browser/test_tokens.py",
     "web.viewer_views": "the viewer's pages over HTTP in a browser: tests/browser",
     "web.views": "the landing and account pages over HTTP in a browser: tests/browser",
+    "runtime.engine.ahead.reflecting": (
+        "the reflection jobs a commit waits for, run whole by "
+        "tests/runtime/engine/ahead/test_run.py (reflections while residents run ahead)"
+    ),
 }
 
 

@@ -11,16 +11,17 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents.services import simulation_create_from_base
-from bench.engine import copies_add
+from bench.towns import residents_spread
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from llm.services import ABANDONED
 from runtime import engine
+from runtime.engine.ahead.spread import group_store, groups_forget, groups_stored
 from runtime.engine.run import simulation_run
 from runtime.workerproc import WorkerProcess
-from tests.factories import N25, SEVEN
+from tests.factories import N25, SEVEN, three_residents
 from tests.runtime.workers import celery_workers, wait_for
-from world.eventlog import simulation_rebuild, simulation_snapshot
+from world.eventlog import EventDraft, simulation_rebuild, simulation_snapshot
 from world.models import Simulation, SimulationStatus
 
 from .test_run import log_of
@@ -37,7 +38,7 @@ def town(user: User, seed: int, residents: int = 25) -> Simulation:
         owner=user, base=N25, seed=seed, start_time=SEVEN, config={"cognition": "paper"}
     )
     if residents > 25:
-        copies_add(simulation, residents)
+        residents_spread(simulation, residents, seed=seed)
     return simulation
 
 
@@ -156,3 +157,24 @@ def deciding(simulation: Simulation, pid: int) -> bool:
     """Whether the worker has decided groups and has a call in flight now."""
     calls = deciders(simulation, in_flight=True)
     return deciders(simulation).get(pid, 0) >= 20 and calls.get(pid, 0) > 0
+
+
+@pytest.mark.django_db
+def test_a_group_is_stored_once_per_token_and_read_back_as_its_drafts(user: User) -> None:
+    """A group decided twice (a slow worker and the run's pickup) keeps its first row; a
+    token the run forgot is never read."""
+    simulation = three_residents(user, 1)
+    first = [
+        ("Ada Quill", [EventDraft(kind="agent.moved", agent="Ada Quill", payload={"tile": [3, 4]})])
+    ]
+    again = [
+        ("Ada Quill", [EventDraft(kind="agent.moved", agent="Ada Quill", payload={"tile": [9, 9]})])
+    ]
+    group_store(simulation_id=simulation.pk, token="t-1", step=7, decided=first)
+    group_store(simulation_id=simulation.pk, token="t-1", step=7, decided=again)
+    group_store(simulation_id=simulation.pk, token="t-2", step=7, decided=again)
+    assert groups_stored(["t-1", "t-3"]) == {"t-1": first}
+    groups_forget(simulation_id=simulation.pk, tokens=["t-1"])
+    assert groups_stored(["t-1", "t-2"]) == {"t-2": again}
+    groups_forget(simulation_id=simulation.pk)
+    assert groups_stored(["t-2"]) == {}
