@@ -9,6 +9,8 @@ run ahead of each other) through the `openai` backend against the policy server
 run; `--residents 500` adds residents made up and spread over the town, homes and
 workplaces drawn from it (`--town spread`, the default, bench.towns), or copies of the 25
 at their tiles (`--town copies`, as the numbers before issue 35 were measured).
+`--workers N` (with `--engine ahead`) spreads the groups over N Celery worker processes
+(threads pools; runtime/engine/ahead/spread.py) instead of deciding them in this process.
 Reports the wall time, the calls, how many calls were in flight over the run
 (sampled every 50 ms from the ledger's admission and finish times: mean, p95, max), and
 the chain bound: per step, the longest chain of one resident's calls (those someone
@@ -56,6 +58,7 @@ from bench.bounds import (
     seen_change_bound,
 )
 from bench.machine import stamp
+from bench.runs import run_spread
 from bench.towns import TOWN_KINDS, TownKind, residents_add
 from llm.ahead import ahead_settle
 from llm.models import ModelCall
@@ -101,10 +104,12 @@ def run(
     start: datetime = MIDNIGHT,
     in_flight_cap: int = 0,
     town: TownKind = "spread",
-) -> tuple[Simulation, float, datetime]:
-    """The run's simulation, wall seconds and start; its setup (rating the seed memories)
-    is offline and not timed. `residents` above the base's: residents are added, as
-    `town` says (bench.towns)."""
+    workers: int = 0,
+) -> tuple[Simulation, float, datetime, float]:
+    """The run's simulation, wall seconds, start and the engine's CPU seconds; its setup
+    (rating the seed memories) is offline and not timed. `residents` above the base's:
+    residents are added, as `town` says (bench.towns). `workers`: the ahead engine spread
+    over this many worker processes (else in this process)."""
     simulation = simulation_create_from_base(
         owner=owner,
         base=base,
@@ -130,14 +135,25 @@ def run(
         setattr(settings, key, value)
     try:
         since = datetime.now(UTC)
-        started = time.perf_counter()
-        simulation_run_inline(simulation=simulation, steps=steps)
-        elapsed = time.perf_counter() - started
+        if workers:
+            env = {k: "true" if v is True else str(v) for k, v in chosen.items()}
+            cap = in_flight_cap or settings.SMALLVILLE_CALLS_IN_FLIGHT
+            # Each worker decides its share of the groups at once; the first also runs
+            # the simulation's tick.
+            elapsed, cpu = run_spread(
+                simulation, steps, env=env, workers=workers, concurrency=cap // workers + 1
+            )
+        else:
+            cpu = time.process_time()
+            started = time.perf_counter()
+            simulation_run_inline(simulation=simulation, steps=steps)
+            elapsed = time.perf_counter() - started
+            cpu = time.process_time() - cpu
     finally:
         for key, value in saved.items():
             setattr(settings, key, value)
     simulation.refresh_from_db()
-    return simulation, elapsed, since
+    return simulation, elapsed, since, cpu
 
 
 def in_flight(calls: list[dict[str, Any]]) -> dict[str, Any]:
@@ -241,18 +257,26 @@ def main(argv: list[str] | None = None) -> None:
         help="the residents above the base's: made up and spread, or copies at their tiles",
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="ahead: spread the groups over this many worker processes (0: in this process)",
+    )
+    parser.add_argument(
         "--importance-delay",
         type=int,
         default=None,
         help="steps before a memory's rating is applied (config; 0: rated in the step)",
     )
     args = parser.parse_args(argv)
+    if args.workers and args.engine != "ahead":
+        parser.error("--workers spreads the ahead engine's groups: use it with --engine ahead")
     hour, _, minute = args.start.partition(":")
     start = MIDNIGHT.replace(hour=int(hour), minute=int(minute or 0))
     owner, _ = User.objects.get_or_create(username="bench")
     latency = Latency.parse(args.latency)  # a bad spec fails here, before anything runs
     with policy_server_process(args.latency, args.slots) as server:
-        simulation, elapsed, since = run(
+        simulation, elapsed, since, cpu = run(
             owner,
             server,
             args.hours,
@@ -263,6 +287,7 @@ def main(argv: list[str] | None = None) -> None:
             start,
             args.in_flight,
             args.town,
+            args.workers,
         )
         ahead_settle(timeout=120)  # calls sent ahead for steps past the run: answered
     calls: list[dict[str, Any]] = [
@@ -314,7 +339,14 @@ def main(argv: list[str] | None = None) -> None:
         "latency": latency.spec,
         "slots": args.slots or "no limit",
         "agent_threads": settings.SMALLVILLE_AGENT_THREADS,
+        "workers": args.workers or "in process",
         "wall_seconds": round(elapsed, 1),
+        # The engine's processes (this one, or the workers), not the database or the
+        # model server: CPU per resident and step.
+        "engine_cpu_seconds": round(cpu, 1),
+        "cpu_ms_per_resident_step": round(
+            1000 * cpu / max(1, simulation.step * simulation.agents.count()), 3
+        ),
         "log_events": Event.objects.filter(simulation=simulation).count(),
         "log_digest": log_digest(simulation),
         "model_calls": len(calls),

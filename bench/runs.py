@@ -9,9 +9,11 @@ worker picks up and shares the CPU (and the model server's one slot) with.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef
@@ -20,7 +22,7 @@ from django.utils import timezone
 from runtime.engine import simulation_pause, simulation_run
 from runtime.engine.run import RunConflict
 from runtime.leases import leases_alive, simulation_lease
-from runtime.workerproc import private_worker
+from runtime.workerproc import WorkerProcess, private_worker
 from world.models import Event, Simulation, SimulationStatus
 
 BENCH_USER = "bench"
@@ -97,3 +99,45 @@ def run_through_worker(
 
 def _status(simulation: Simulation) -> str:
     return Simulation.objects.values_list("status", flat=True).get(pk=simulation.pk)
+
+
+def run_spread(
+    simulation: Simulation, steps: int, *, env: dict[str, str], workers: int, concurrency: int
+) -> tuple[float, float]:
+    """Run `steps` through `workers` private worker processes (threads pools of
+    `concurrency`), the ahead engine spreading its groups over them
+    (runtime/engine/ahead/spread.py); the wall seconds from the run's request to its end,
+    and the CPU seconds the worker processes spent meanwhile (the database's not counted)."""
+    leftovers_pause()
+    env = {**env, "SMALLVILLE_ENGINE": "ahead", "SMALLVILLE_AHEAD_SPREAD": "1"}
+    with private_worker(env=env, concurrency=concurrency, pool="threads") as first:
+        others: list[WorkerProcess] = []
+        for n in range(1, workers):
+            other = WorkerProcess(first.queue, first.env, concurrency, "threads")
+            other.log = first.log.with_name(f"{first.log.stem}-{n + 1}.log")
+            other.start()
+            others.append(other)
+        try:
+            pids = [first.pid, *(w.pid for w in others)]
+            cpu = _cpu_seconds(pids)
+            started = time.perf_counter()
+            simulation_run(simulation=simulation, steps=steps)
+            while _status(simulation) == SimulationStatus.RUNNING:
+                time.sleep(0.5)
+            elapsed = time.perf_counter() - started
+            cpu = _cpu_seconds(pids) - cpu
+        finally:
+            for other in others:
+                other.stop()
+    simulation.refresh_from_db()
+    return elapsed, cpu
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU seconds of these processes and their waited-for children."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    return total / ticks
