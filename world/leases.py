@@ -31,12 +31,14 @@ _held: Counter[str] = Counter()
 _lock = threading.Lock()
 _keeper: threading.Thread | None = None
 _holder: tuple[int, str] | None = None  # (pid, this process's holder name)
+_naming = threading.Lock()  # taken only to make the name
 
 
 def _forget_after_fork() -> None:
     """A forked child (a Celery pool process) holds none of its parent's leases."""
-    global _keeper, _holder, _lock
+    global _keeper, _holder, _lock, _naming
     _lock = threading.Lock()  # another thread of the parent may have held it
+    _naming = threading.Lock()
     _held.clear()
     _keeper, _holder = None, None
 
@@ -97,12 +99,16 @@ def process_holder() -> str:
     as long as the process lives."""
     global _holder
     pid = os.getpid()
-    if _holder is None or _holder[0] != pid:
-        name = f"{socket.gethostname()}:{pid}:{uuid.uuid4().hex[:8]}"
-        _renew([process_lease(name)])
-        _hold(process_lease(name))
-        _holder = (pid, name)
-    return _holder[1]
+    held = _holder
+    if held is not None and held[0] == pid:
+        return held[1]
+    with _naming:  # threads asking at once (a threads pool's first tasks) share one name
+        if _holder is None or _holder[0] != pid:
+            name = f"{socket.gethostname()}:{pid}:{uuid.uuid4().hex[:8]}"
+            _renew([process_lease(name)])
+            _hold(process_lease(name))
+            _holder = (pid, name)
+        return _holder[1]
 
 
 def leases_alive(keys: list[str]) -> set[str]:
