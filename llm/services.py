@@ -18,8 +18,9 @@ import json
 from decimal import Decimal
 from typing import Any
 
+import psycopg
 from django.conf import settings
-from django.db import connection
+from django.db import OperationalError, connection
 from django.utils import timezone
 
 from world.leases import holders_alive, process_lease
@@ -253,6 +254,30 @@ def model_call_complete(
     call.fallback = fallback
     call.cost = cost
     call.finished_at = timezone.now()
+    for attempt in range(_DEADLOCK_RETRIES + 1):
+        try:
+            _complete(call, raw_reply, output, prompt_tokens, completion_tokens, usage, cost)
+            return
+        except OperationalError as exc:
+            # A completion outside a transaction is one statement: Postgres chose it to
+            # break a deadlock with a commit over the usage row, and it can run again.
+            deadlock = isinstance(exc.__cause__, psycopg.errors.DeadlockDetected)
+            if not deadlock or connection.in_atomic_block or attempt == _DEADLOCK_RETRIES:
+                raise
+
+
+_DEADLOCK_RETRIES = 3
+
+
+def _complete(
+    call: ModelCall,
+    raw_reply: str,
+    output: dict[str, Any] | None,
+    prompt_tokens: int,
+    completion_tokens: int,
+    usage: dict[str, int],
+    cost: Decimal,
+) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             _COMPLETE_SQL,
@@ -263,11 +288,11 @@ def model_call_complete(
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "usage": json.dumps(usage),
-                "latency_ms": latency_ms,
+                "latency_ms": call.latency_ms,
                 "attempts": call.attempts,
-                "attempt_log": json.dumps(attempt_log),
-                "error": error,
-                "fallback": fallback,
+                "attempt_log": json.dumps(call.attempt_log),
+                "error": call.error,
+                "fallback": call.fallback,
                 "finished_at": call.finished_at,
                 "tokens": prompt_tokens + completion_tokens,
                 "answered": output is not None,
