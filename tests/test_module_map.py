@@ -31,7 +31,6 @@ EXCEPTIONS: dict[str, str] = {
     "agents.projections.records": _PROJECTION,
     "agents.projections.residents": _PROJECTION,
     "agents.projections.talk": _PROJECTION,
-    "world.leases": "the lease mechanism under runtime.leases (tests/runtime/engine/ahead)",
     "world.rows": "the engine's fixed-SQL reads of every step; every engine test reads through it",
     "llm.answers": "behind llm.port and llm.services: tests/llm/test_shared_answers.py",
     "llm.management.commands.model_server": (
