@@ -90,7 +90,7 @@ def second_worker(first: WorkerProcess) -> WorkerProcess:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize(("seed", "residents", "steps"), [(5, 25, 120), (6, 25, 120), (7, 100, 60)])
+@pytest.mark.parametrize(("seed", "residents", "steps"), [(5, 25, 60), (6, 25, 60), (7, 100, 30)])
 def test_two_workers_decide_the_groups_and_the_log_is_the_barriers(
     user: User, settings: Any, seed: int, residents: int, steps: int
 ) -> None:
