@@ -256,7 +256,7 @@ def model_call_complete(
     call.finished_at = timezone.now()
     for attempt in range(_DEADLOCK_RETRIES + 1):
         try:
-            _complete(call, raw_reply, output, prompt_tokens, completion_tokens, usage, cost)
+            _complete(call)
             return
         except OperationalError as exc:
             # A completion outside a transaction is one statement: Postgres chose it to
@@ -269,34 +269,27 @@ def model_call_complete(
 _DEADLOCK_RETRIES = 3
 
 
-def _complete(
-    call: ModelCall,
-    raw_reply: str,
-    output: dict[str, Any] | None,
-    prompt_tokens: int,
-    completion_tokens: int,
-    usage: dict[str, int],
-    cost: Decimal,
-) -> None:
+def _complete(call: ModelCall) -> None:
+    """The completion's one statement, from the call's fields as set."""
     with connection.cursor() as cursor:
         cursor.execute(
             _COMPLETE_SQL,
             {
                 "id": call.pk,
-                "raw_reply": raw_reply,
-                "output": None if output is None else json.dumps(output),
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "usage": json.dumps(usage),
+                "raw_reply": call.raw_reply,
+                "output": None if call.output is None else json.dumps(call.output),
+                "prompt_tokens": call.prompt_tokens,
+                "completion_tokens": call.completion_tokens,
+                "usage": json.dumps(call.usage),
                 "latency_ms": call.latency_ms,
                 "attempts": call.attempts,
                 "attempt_log": json.dumps(call.attempt_log),
                 "error": call.error,
                 "fallback": call.fallback,
                 "finished_at": call.finished_at,
-                "tokens": prompt_tokens + completion_tokens,
-                "answered": output is not None,
-                "cost": cost,
+                "tokens": call.prompt_tokens + call.completion_tokens,
+                "answered": call.output is not None,
+                "cost": call.cost,
             },
         )
 
