@@ -205,10 +205,19 @@ FROM (SELECT 1) AS one LEFT JOIN admitted AS a ON true
 # Completion is one statement too: the call's outcome and its tokens in the usage row. A
 # call settled as abandoned meanwhile (it outlived the bound) is counted again: it ended.
 # A call that failed, or was settled, no longer answers identical calls.
+#
+# Every statement here locks the usage row before a ledger row, as admission does: an
+# admission holding the usage row may wait on a ledger row being completed (the identical
+# call's, to see if it still answers), so a completion that held the call's row while it
+# waited for the usage row would close a deadlock. The usage row's lock is an InitPlan,
+# taken before the call's row is locked.
 _COMPLETE_SQL = f"""
-WITH prior AS (
+WITH usage_row AS MATERIALIZED (
+    SELECT simulation_id FROM {ModelUsage._meta.db_table}
+    WHERE simulation_id = %(simulation)s FOR UPDATE
+), prior AS (
     SELECT id, finished_at IS NOT NULL AS settled FROM {ModelCall._meta.db_table}
-    WHERE id = %(id)s FOR UPDATE
+    WHERE id = %(id)s AND (SELECT count(*) FROM usage_row) >= 0 FOR UPDATE
 ), done AS (
     UPDATE {ModelCall._meta.db_table} SET
         raw_reply = %(raw_reply)s, output = %(output)s::jsonb,
@@ -276,6 +285,7 @@ def _complete(call: ModelCall) -> None:
             _COMPLETE_SQL,
             {
                 "id": call.pk,
+                "simulation": call.simulation_id,
                 "raw_reply": call.raw_reply,
                 "output": None if call.output is None else json.dumps(call.output),
                 "prompt_tokens": call.prompt_tokens,
@@ -309,15 +319,22 @@ def model_call_longest_seconds() -> float:
 # Settlement is one statement: finish the calls in flight whose process is gone (its lease
 # lapsed) or that outlived the longest a call can take, take their count back from their
 # simulations' usage (their tokens were never added), and let identical calls ask again.
+# The usage rows of simulations with calls in flight are locked first, in order (see the
+# completion's statement).
 _SETTLE_SQL = f"""
-WITH abandoned AS (
+WITH usage_rows AS MATERIALIZED (
+    SELECT simulation_id FROM {ModelUsage._meta.db_table} WHERE simulation_id IN (
+        SELECT simulation_id FROM {ModelCall._meta.db_table} WHERE finished_at IS NULL
+    )
+    ORDER BY simulation_id FOR UPDATE
+), abandoned AS (
     UPDATE {ModelCall._meta.db_table} SET
         error = %(error)s, finished_at = now(), shared = false,
         attempt_log = jsonb_build_array(jsonb_build_object('outcome', 'abandoned'))
     WHERE finished_at IS NULL AND (
         created_at < now() - %(older_than)s * interval '1 second'
         OR holder = ANY(%(lapsed)s) OR id = ANY(%(ids)s)
-    )
+    ) AND (SELECT count(*) FROM usage_rows) >= 0
     RETURNING id, simulation_id
 ), taken AS (
     UPDATE {ModelUsage._meta.db_table} AS u SET calls = u.calls - a.n

@@ -1,6 +1,7 @@
-"""A call's completion that Postgres aborts to break a deadlock (a transaction holding
-the usage row that then waits for the call's row) runs again: the call is recorded and
-its tokens counted, not lost with a crashed thread."""
+"""Completions and deadlocks over the usage row. A completion locks the usage row before
+the call's row, as admission does, so an admission of an identical call cannot close a
+cycle with it; and a completion that Postgres still aborts to break a deadlock runs
+again: the call is recorded and its tokens counted, not lost with a crashed thread."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from django.contrib.auth.models import User
 
 from llm.models import ModelCall, ModelUsage
 from llm.services import model_call_claim, model_call_complete
+from smallville_project.pools import in_own_connection
 from tests.factories import unseeded_simulation
 from tests.runtime import workers
 
@@ -69,3 +71,69 @@ def test_a_completion_chosen_to_break_a_deadlock_runs_again(
     done = ModelCall.objects.get(pk=call.pk)
     assert done.finished_at is not None and done.output == {"rating": 3}
     assert ModelUsage.objects.get(simulation=simulation).tokens == tokens + 42
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_identical_call_admitted_while_one_completes_does_not_deadlock(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An admission holds the usage row and, for an identical call, waits to see whether
+    the call being completed still answers it. The completion must not hold the call's row
+    while it waits for the usage row: it locks the usage row first, as admission does."""
+    simulation = unseeded_simulation(user, monkeypatch)
+    call = model_call_claim(
+        simulation=simulation,
+        agent=None,
+        task="importance",
+        backend="offline",
+        model="rules",
+        prompt="How important is it that Odile Brask repaints the ferry?",
+        key="made-up-key",
+    )
+    assert call is not None
+    other = psycopg.connect(workers.test_database_url())
+    other.execute(  # the admission's first step: the usage row, locked
+        "UPDATE llm_modelusage SET calls = calls WHERE simulation_id = %s", [simulation.pk]
+    )
+
+    def complete() -> None:
+        model_call_complete(
+            call=call,
+            raw_reply='{"rating": 4}',
+            output={"rating": 4},
+            prompt_tokens=30,
+            completion_tokens=2,
+            usage={},
+            latency_ms=5,
+            attempt_log=[{"attempt": 1}],
+            error="",
+        )
+
+    completing = threading.Thread(target=in_own_connection, args=(complete,))
+    completing.start()
+    try:
+        time.sleep(0.3)  # the completion now waits for the usage row
+        columns = [
+            row[0]
+            for row in other.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_name = 'llm_modelcall' AND column_name <> 'id'"
+            )
+        ]
+        listed = ", ".join(columns)
+        other.execute("SET LOCAL lock_timeout = '500ms'")
+        # The admission's second step: the identical call's row, written unless the call
+        # in flight answers it. Held up by the completion, it would close a deadlock.
+        written = other.execute(
+            f"INSERT INTO llm_modelcall ({listed}) SELECT {listed} FROM llm_modelcall "
+            "WHERE id = %s ON CONFLICT (simulation_id, key) WHERE shared DO NOTHING "
+            "RETURNING id",
+            [call.pk],
+        ).fetchall()
+        assert written == []  # the call in flight answers it: nothing written, no wait
+        other.rollback()
+    finally:
+        other.close()
+        completing.join(timeout=30)
+    done = ModelCall.objects.get(pk=call.pk)
+    assert done.finished_at is not None and done.output == {"rating": 4}
