@@ -15,7 +15,9 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -109,6 +111,7 @@ def run_spread(
     (runtime/engine/ahead/spread.py); the wall seconds from the run's request to its end,
     and the CPU seconds the worker processes spent meanwhile (the database's not counted)."""
     leftovers_pause()
+    connections_check(workers * concurrency + settings.SMALLVILLE_CALLS_IN_FLIGHT)
     env = {**env, "SMALLVILLE_ENGINE": "ahead", "SMALLVILLE_AHEAD_SPREAD": "1"}
     with private_worker(env=env, concurrency=concurrency, pool="threads") as first:
         others: list[WorkerProcess] = []
@@ -131,6 +134,23 @@ def run_spread(
                 other.stop()
     simulation.refresh_from_db()
     return elapsed, cpu
+
+
+def connections_check(threads: int) -> None:
+    """Fail before the run when the database cannot give each thread that may wait on a
+    model its connection (docs/operations.md, "Connections")."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW max_connections")
+        allowed = int(cursor.fetchone()[0])
+    needed = threads + CONNECTIONS_BESIDE
+    if needed > allowed:
+        raise SystemExit(
+            f"this run may hold {needed} database connections and the database allows "
+            f"{allowed} (max_connections): fewer workers, threads or calls in flight"
+        )
+
+
+CONNECTIONS_BESIDE = 40  # the processes' other pools, the bench, the web, psql sessions
 
 
 def _cpu_seconds(pids: list[int]) -> float:

@@ -34,12 +34,14 @@ def _shared_buffers() -> str:
 
 
 # Server settings, written once to postgresql.auto.conf (a new _CONF_VERSION rewrites them).
-_CONF_VERSION = 3
+_CONF_VERSION = 4
 _SERVER_CONF = {
     "shared_buffers": _shared_buffers(),
     "maintenance_work_mem": "1GB",
     "work_mem": "64MB",
-    "max_connections": "400",  # a 500-resident town keeps 100 calls in flight, each a connection
+    # Each thread that waits on a model holds a connection: a run's calls in flight, and
+    # the threads of the workers a run spreads over (docs/operations.md, "Connections").
+    "max_connections": "1000",
     "max_parallel_maintenance_workers": "2",
     "fsync": "on",
 }
