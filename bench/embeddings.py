@@ -14,7 +14,11 @@ import statistics
 import time
 import uuid
 from collections.abc import Callable
+from datetime import datetime
 from functools import partial
+from typing import Any
+
+from django.db.models import Count
 
 from bench.machine import stamp
 from memories.embeddings import (
@@ -69,6 +73,29 @@ def _latencies_ms(texts: list[str]) -> dict[str, float]:
         samples.append((time.perf_counter() - started) * 1000)
     cuts = statistics.quantiles(samples, n=20)
     return {"p50": round(statistics.median(samples), 3), "p95": round(cuts[18], 3)}
+
+
+def embedding_bound(since: datetime) -> dict[str, Any]:
+    """The texts embedded since `since` (the embedding cache's new rows, by kind) and, for
+    an in-process embedder, the seconds this machine's embedder alone takes for as many in
+    batches of 64: a run that computes them on its own cores cannot take less."""
+    embedder = embedder_get()
+    made = dict(
+        EmbeddingCache.objects.filter(model=embedder.name, created_at__gte=since)
+        .values_list("kind")
+        .annotate(n=Count("id"))
+        .values_list("kind", "n")
+    )
+    found: dict[str, Any] = {"embedding_model": embedder.name, "texts_embedded": made}
+    if not embedder.billed:  # a server's own cores do the work: no bound here
+        texts = _texts(BOUND_TEXTS, uuid.uuid4().hex[:8])
+        rate = _rate(len(texts), partial(_in_batches, embedder, texts, 64))
+        found["texts_per_s"] = rate
+        found["embedding_bound_seconds"] = round(sum(made.values()) / rate, 1)
+    return found
+
+
+BOUND_TEXTS = 128
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -57,6 +57,7 @@ from bench.bounds import (
     rule_bound,
     seen_change_bound,
 )
+from bench.embeddings import embedding_bound
 from bench.machine import stamp
 from bench.runs import run_spread
 from bench.towns import TOWN_KINDS, TownKind, residents_add
@@ -379,5 +380,8 @@ def main(argv: list[str] | None = None) -> None:
         "resident_bound_calls": busiest,
         "resident_bound_seconds": round(busiest * per_call, 1),
         "wall_over_resident_bound": _ratio(elapsed, busiest * per_call),
+        # Every memory and query embedded on this machine's cores (bench/embeddings.py).
+        "embedding": (embedded := embedding_bound(since)),
+        "wall_over_embedding_bound": _ratio(elapsed, embedded.get("embedding_bound_seconds", 0)),
     }
     print(json.dumps(report, indent=2, default=str))
