@@ -1,6 +1,6 @@
 """What both engines share of deciding a step: reading residents as committed, one
-resident's decision with its fallbacks collected, many decided at once, and failing the
-run when a decision fails."""
+resident's decision with its fallbacks collected, many decided at once with their memories
+embedded, and failing the run when a decision fails."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from django.db import close_old_connections
 from agents.cognition import Cognition, StepContext
 from llm.backends import backend_is_remote
 from llm.port import calls_for_step, fallbacks_collected
-from memories.services import memories_embed_ahead
+from memories.services import memories_embed, memories_embed_ahead
+from runtime.engine.failures import TRANSIENT
 from smallville_project.pools import pool
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation, SimulationStatus
@@ -25,6 +26,7 @@ from world.services import simulation_set_status
 log = logging.getLogger(__name__)
 
 Decision = tuple[str, list[EventDraft] | BaseException]
+Decided = list[tuple[str, list[EventDraft]]]  # (resident, its drafts), in the order asked
 
 # Agent fields cognition does not read every step; loading them is most of a snapshot's bytes.
 COLD_FIELDS = ("seed_statements",)
@@ -97,6 +99,32 @@ def decide_all(cognition: Cognition, context: StepContext, names: list[str]) -> 
         return [decide_one(cognition, context, name) for name in names]
     steps = pool("agent-step", threads)
     return list(steps.map(lambda name: decide_one(cognition, context, name), names))
+
+
+def decide_embedded(
+    simulation: Simulation, cognition: Cognition, context: StepContext, names: list[str]
+) -> Decided | None:
+    """Decide `names` and embed the memories they made; None when the run failed instead
+    (a resident's decision or the embedder failed: `simulation_fail`). A transient error
+    (the database or cache away) propagates, and the work is sent again."""
+    made: Decided = []
+    for name, drafts in decide_all(cognition, context, names):
+        if isinstance(drafts, TRANSIENT):
+            raise drafts
+        if isinstance(drafts, BaseException):
+            simulation_fail(simulation=simulation, step=context.step, agent=name, error=drafts)
+            return None
+        made.append((name, drafts))
+    try:
+        memories_embed(simulation=simulation, events=[d for _, ds in made for d in ds])
+    except TRANSIENT:
+        raise
+    except Exception as exc:  # the embedding server failed, or the budget is spent
+        simulation_fail(
+            simulation=simulation, step=context.step, agent="embedding its memories", error=exc
+        )
+        return None
+    return made
 
 
 def simulation_fail(*, simulation: Simulation, step: int, agent: str, error: BaseException) -> None:

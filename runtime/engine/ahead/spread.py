@@ -32,16 +32,12 @@ from django.db import connection
 
 from agents.cognition import StepContext, cognition_for
 from agents.models import GroupDecision
-from memories.services import memories_embed
 from runtime.dispatch import GroupDecide, send
-from runtime.engine.decide import agents_read, decide_all, simulation_fail
-from runtime.engine.failures import TRANSIENT
+from runtime.engine.decide import Decided, agents_read, decide_embedded
 from runtime.leases import group_lease, lease_held
 from world.eventlog import EventDraft
 from world.models import Simulation, SimulationStatus
 from world.selectors import town_cached
-
-Decided = list[tuple[str, list[EventDraft]]]  # (resident, its drafts), in name order
 
 _STORE_SQL = """
 INSERT INTO agents_groupdecision (simulation_id, token, step, decisions, created_at)
@@ -80,22 +76,9 @@ def group_decide(*, simulation_id: int, token: str, step: int, names: Sequence[s
         if set(agents) != set(names):
             return  # a resident left meanwhile: the run starts its groups again
         context = StepContext(simulation=simulation, town=simulation.town, step=step, agents=agents)
-        made: Decided = []
-        for name, drafts in decide_all(cognition_for(simulation), context, sorted(names)):
-            if isinstance(drafts, TRANSIENT):
-                raise drafts  # the lease lapses: the run decides the group itself
-            if isinstance(drafts, BaseException):
-                simulation_fail(simulation=simulation, step=step, agent=name, error=drafts)
-                return
-            made.append((name, drafts))
-        try:
-            memories_embed(simulation=simulation, events=[d for _, ds in made for d in ds])
-        except TRANSIENT:
-            raise
-        except Exception as exc:  # the embedding server failed, or the budget is spent
-            simulation_fail(
-                simulation=simulation, step=step, agent="embedding its memories", error=exc
-            )
+        # A transient error propagates: the lease lapses, and the run decides the group.
+        made = decide_embedded(simulation, cognition_for(simulation), context, sorted(names))
+        if made is None:
             return
         group_store(simulation_id=simulation_id, token=token, step=step, decided=made)
 

@@ -12,7 +12,6 @@ from django.conf import settings
 from django.core.cache import cache
 
 from agents.cognition import StepContext, cognition_for
-from memories.services import memories_embed
 from runtime.decisions import (
     Staged,
     decisions_all_stored,
@@ -22,11 +21,9 @@ from runtime.decisions import (
 )
 from runtime.dispatch import AgentSteps, TickCommit, send
 from runtime.engine.barrier.commit import hand_on_lost_tick, one_shard, tick_commit
-from runtime.engine.decide import agents_read, decide_all, simulation_fail
-from runtime.engine.failures import TRANSIENT
+from runtime.engine.decide import agents_read, decide_embedded
 from runtime.leases import lease_held
 from runtime.scenarios import scenarios_apply
-from world.eventlog import EventDraft
 from world.models import Agent, Simulation, SimulationStatus
 from world.selectors import town_cached
 
@@ -136,28 +133,14 @@ def _shard_step(
         context = _context_for(simulation, step)
         kept = False
         try:
-            cognition = cognition_for(simulation)
+            decided = decide_embedded(simulation, cognition_for(simulation), context, todo)
+            if decided is None:
+                return
             decisions: list[dict[str, object]] = []
-            made: list[EventDraft] = []
-            for name, drafts in decide_all(cognition, context, todo):
-                if isinstance(drafts, TRANSIENT):
-                    raise drafts  # the database or cache is away: the step is sent again
-                if isinstance(drafts, BaseException):
-                    simulation_fail(simulation=simulation, step=step, agent=name, error=drafts)
-                    return
-                made += drafts
+            for name, drafts in decided:
                 events = [{"kind": d.kind, "agent": d.agent, "payload": d.payload} for d in drafts]
                 decisions.append({"agent": name, "events": events})
                 stored[name] = events
-            try:
-                memories_embed(simulation=simulation, events=made)
-            except TRANSIENT:
-                raise
-            except Exception as exc:  # the embedding server failed, or the budget is spent
-                simulation_fail(
-                    simulation=simulation, step=step, agent="embedding its memories", error=exc
-                )
-                return
             decisions_store(simulation_id=simulation.pk, step=step, decisions=decisions)
             kept = True
         finally:
