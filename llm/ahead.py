@@ -63,7 +63,8 @@ def ahead_send(
         # As many as the engine keeps in flight, or the model server's slots.
         slots = int(settings.SMALLVILLE_LLM_CONCURRENCY or 0)
         workers = slots or max(8, int(settings.SMALLVILLE_CALLS_IN_FLIGHT))
-        sent = pool("ahead-call", workers).submit(in_own_connection, call)
+        calls = pool("ahead-call", workers)
+        sent = calls.submit(in_own_connection, call, calls)
         sent.add_done_callback(lambda done: _report(done, task.name, agent.name))
         _sent[key] = sent
         while len(_sent) > _KEPT:

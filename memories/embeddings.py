@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Protocol
 
 import numpy as np
@@ -31,11 +31,10 @@ import numpy.typing as npt
 import openai
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connections
 
 from llm.services import model_call_admit, model_call_complete
 from llm.tokens import count_tokens
-from smallville_project.pools import pool
+from smallville_project.pools import in_own_connection, pool
 from world.leases import process_holder
 from world.models import Simulation
 
@@ -300,25 +299,25 @@ def passages_embed_ahead(texts: Sequence[str]) -> None:
     if embedder.billed or not texts:
         return
     with _ahead_lock:
-        future = pool("embed-ahead", 1).submit(_uncached_vectors, embedder, list(texts))
+        embedding = pool("embed-ahead", 1)
+        future = embedding.submit(
+            in_own_connection, partial(_uncached_vectors, embedder, list(texts)), embedding
+        )
         _ahead[future] = frozenset(texts)
     future.add_done_callback(_ahead_done)
 
 
 def _uncached_vectors(embedder: Embedder, texts: list[str]) -> None:
     """The vectors of the passages the database's cache does not hold, into the memo."""
-    try:
-        hashes = {text: text_hash(text) for text in texts}
-        held = set(
-            EmbeddingCache.objects.filter(
-                model=embedder.name, kind=PASSAGE, text_hash__in=set(hashes.values())
-            ).values_list("text_hash", flat=True)
-        )
-        todo = [text for text in texts if hashes[text] not in held]
-        if todo:
-            _vectors(embedder, todo, PASSAGE, None)
-    finally:
-        connections.close_all()  # this thread's own connection
+    hashes = {text: text_hash(text) for text in texts}
+    held = set(
+        EmbeddingCache.objects.filter(
+            model=embedder.name, kind=PASSAGE, text_hash__in=set(hashes.values())
+        ).values_list("text_hash", flat=True)
+    )
+    todo = [text for text in texts if hashes[text] not in held]
+    if todo:
+        _vectors(embedder, todo, PASSAGE, None)
 
 
 def _ahead_done(future: Future[Any]) -> None:

@@ -1,7 +1,8 @@
 """The process's thread pools, in one place. Each named pool is made once, when first
 used, with the size its first caller asks for; a run's own pool (`pool_for_run`) closes its
 threads' database connections when the run ends. Work submitted with `in_own_connection`
-closes the connections its thread opened, so a pool thread never holds one idle.
+closes the connections its thread opened once its pool has nothing waiting, so a pool
+thread seldom holds one idle.
 
 The pools (name: who submits, what waits in it):
 - `agent-step`: the barrier engine, residents of one shard decided at once.
@@ -40,12 +41,16 @@ def pool(name: str, workers: int) -> ThreadPoolExecutor:
         return found
 
 
-def in_own_connection(call: Callable[[], T]) -> T:
-    """Run `call`, then close the database connections this thread opened for it."""
+def in_own_connection(call: Callable[[], T], executor: ThreadPoolExecutor | None = None) -> T:
+    """Run `call`, then close the database connections this thread opened for it, unless
+    more work waits in `executor` (the pool running it): the next task takes the
+    connection on, and a busy pool does not open a connection (a Postgres backend) a task."""
     try:
         return call()
     finally:
-        connections.close_all()
+        queue = getattr(executor, "_work_queue", None)
+        if queue is None or queue.empty():
+            connections.close_all()
 
 
 @contextmanager
