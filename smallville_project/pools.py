@@ -65,6 +65,21 @@ def pool_for_run(name: str, workers: int) -> Iterator[ThreadPoolExecutor]:
 
 
 def _close(executor: ThreadPoolExecutor) -> None:
+    _connections_close(executor)
+    executor.shutdown(wait=True)
+
+
+def pools_connections_close() -> None:
+    """Close the database connections the named pools' threads hold (a thread that kept
+    one for work that another thread took holds it until its next task): before the
+    database they point at goes, as at the end of a test session."""
+    with _lock:
+        named = list(_pools.values())
+    for executor in named:
+        _connections_close(executor)
+
+
+def _connections_close(executor: ThreadPoolExecutor) -> None:
     threads = len(getattr(executor, "_threads", ()))
     if threads:
         gate = threading.Barrier(threads)
@@ -76,7 +91,6 @@ def _close(executor: ThreadPoolExecutor) -> None:
         for future in [executor.submit(close) for _ in range(threads)]:
             with suppress(threading.BrokenBarrierError):
                 future.result()
-    executor.shutdown(wait=True)
 
 
 def pools_in_use() -> dict[str, Any]:

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from agents.bases.services import bases_shipped_ensure
 from runtime.dispatch import Work
+from smallville_project.pools import pools_connections_close
 from tests.model_server import ModelServer
 from world.models import Town
 from world.towns import town_get_or_import
@@ -24,6 +25,7 @@ def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Iterator[No
         town_get_or_import()
         bases_shipped_ensure()  # the shipped bases as rows (and their towns)
     yield
+    pools_connections_close()  # before the test database is dropped
 
 
 @pytest.fixture

@@ -4,12 +4,13 @@ task; the last task of a burst closes it, so an idle thread holds none."""
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.db import connection
 
-from smallville_project.pools import in_own_connection
+from smallville_project.pools import in_own_connection, pool, pools_connections_close
 
 
 def _backend() -> int:
@@ -41,3 +42,20 @@ def test_a_busy_pool_keeps_its_connection_and_closes_it_when_idle() -> None:
     finally:
         executor.submit(lambda: connection.close()).result(timeout=10)
         executor.shutdown(wait=True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_named_pools_threads_let_go_of_their_connections_when_asked() -> None:
+    named = pool("test-pools-held", 1)
+    backend = named.submit(_backend).result(timeout=10)  # left open, as a kept one is
+    assert named.submit(lambda: connection.connection is not None).result(timeout=10)
+    pools_connections_close()
+    assert named.submit(lambda: connection.connection is None).result(timeout=10)
+    for _ in range(50):  # the backend ends a moment after its client said goodbye
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [backend])
+            if cursor.fetchone()[0] == 0:
+                break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the pool's backend {backend} is still connected")
