@@ -17,6 +17,35 @@ from llm.services import model_call_claim, model_call_complete
 from smallville_project.pools import in_own_connection
 from tests.factories import unseeded_simulation
 from tests.runtime import workers
+from world.models import Simulation
+
+
+def _claimed(simulation: Simulation, prompt: str, key: str = "") -> ModelCall:
+    call = model_call_claim(
+        simulation=simulation,
+        agent=None,
+        task="importance",
+        backend="offline",
+        model="rules",
+        prompt=prompt,
+        key=key,
+    )
+    assert call is not None
+    return call
+
+
+def _complete(call: ModelCall, rating: int) -> None:
+    model_call_complete(
+        call=call,
+        raw_reply=f'{{"rating": {rating}}}',
+        output={"rating": rating},
+        prompt_tokens=40,
+        completion_tokens=2,
+        usage={},
+        latency_ms=5,
+        attempt_log=[{"attempt": 1}],
+        error="",
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -24,46 +53,28 @@ def test_a_completion_chosen_to_break_a_deadlock_runs_again(
     user: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     simulation = unseeded_simulation(user, monkeypatch)
-    call = model_call_claim(
-        simulation=simulation,
-        agent=None,
-        task="importance",
-        backend="offline",
-        model="rules",
-        prompt="How important is a made-up fact about Wren Halloway?",
-    )
-    assert call is not None
+    call = _claimed(simulation, "How important is a made-up fact about Wren Halloway?")
     tokens = ModelUsage.objects.get(simulation=simulation).tokens
     other = psycopg.connect(workers.test_database_url())
-    # The other transaction holds the usage row ...
-    other.execute(
-        "UPDATE llm_modelusage SET calls = calls WHERE simulation_id = %s", [simulation.pk]
-    )
+    # The other transaction holds the call's row ...
+    other.execute("SELECT id FROM llm_modelcall WHERE id = %s FOR UPDATE", [call.pk])
     outcome: list[str] = []
 
     def close_the_cycle() -> None:
-        # ... and, once the completion holds the call's row and waits for the usage row,
-        # asks for the call's row: a deadlock. The completion waited first, so Postgres
+        # ... and, once the completion holds the usage row and waits for the call's row,
+        # asks for the usage row: a deadlock. The completion waited first, so Postgres
         # aborts it after deadlock_timeout; this statement then goes through.
         time.sleep(0.3)
-        other.execute("SELECT id FROM llm_modelcall WHERE id = %s FOR UPDATE", [call.pk])
+        other.execute(
+            "UPDATE llm_modelusage SET calls = calls WHERE simulation_id = %s", [simulation.pk]
+        )
         outcome.append("locked")
         other.rollback()
 
     closer = threading.Thread(target=close_the_cycle)
     closer.start()
     try:
-        model_call_complete(
-            call=call,
-            raw_reply='{"rating": 3}',
-            output={"rating": 3},
-            prompt_tokens=40,
-            completion_tokens=2,
-            usage={},
-            latency_ms=5,
-            attempt_log=[{"attempt": 1}],
-            error="",
-        )
+        _complete(call, 3)
     finally:
         closer.join(timeout=30)
         other.close()
@@ -81,35 +92,14 @@ def test_an_identical_call_admitted_while_one_completes_does_not_deadlock(
     the call being completed still answers it. The completion must not hold the call's row
     while it waits for the usage row: it locks the usage row first, as admission does."""
     simulation = unseeded_simulation(user, monkeypatch)
-    call = model_call_claim(
-        simulation=simulation,
-        agent=None,
-        task="importance",
-        backend="offline",
-        model="rules",
-        prompt="How important is it that Odile Brask repaints the ferry?",
-        key="made-up-key",
+    call = _claimed(
+        simulation, "How important is it that Odile Brask repaints the ferry?", "made-up-key"
     )
-    assert call is not None
     other = psycopg.connect(workers.test_database_url())
     other.execute(  # the admission's first step: the usage row, locked
         "UPDATE llm_modelusage SET calls = calls WHERE simulation_id = %s", [simulation.pk]
     )
-
-    def complete() -> None:
-        model_call_complete(
-            call=call,
-            raw_reply='{"rating": 4}',
-            output={"rating": 4},
-            prompt_tokens=30,
-            completion_tokens=2,
-            usage={},
-            latency_ms=5,
-            attempt_log=[{"attempt": 1}],
-            error="",
-        )
-
-    completing = threading.Thread(target=in_own_connection, args=(complete,))
+    completing = threading.Thread(target=in_own_connection, args=(lambda: _complete(call, 4),))
     completing.start()
     try:
         time.sleep(0.3)  # the completion now waits for the usage row
