@@ -88,8 +88,11 @@ def embedding_bound(since: datetime) -> dict[str, Any]:
     )
     found: dict[str, Any] = {"embedding_model": embedder.name, "texts_embedded": made}
     if not embedder.billed:  # a server's own cores do the work: no bound here
-        texts = _texts(BOUND_TEXTS, uuid.uuid4().hex[:8])
-        rate = _rate(len(texts), partial(_in_batches, embedder, texts, 64))
+        run = uuid.uuid4().hex[:8]
+        rate = max(  # the best of two rounds: the run's last work may still be ending
+            _rate(BOUND_TEXTS, partial(_in_batches, embedder, _texts(BOUND_TEXTS, run + n), 64))
+            for n in "ab"
+        )
         found["texts_per_s"] = rate
         found["embedding_bound_seconds"] = round(sum(made.values()) / rate, 1)
     return found
