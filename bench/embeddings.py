@@ -35,15 +35,15 @@ BATCHED_TEXTS = 256
 BATCH_SIZES = (32, 64)
 CACHE_TEXTS = 100
 
-PEOPLE = ["Isabella Rodriguez", "Klaus Mueller", "Maria Lopez", "Sam Moore", "Carmen Ortiz"]
+PEOPLE = ["Odile Brask", "Pell Ostrander", "Wren Halloway", "Tamsin Creel", "Ilse Varga"]
 DOINGS = [
-    "is brewing coffee for the morning customers at",
-    "is reading a paper on gentrification at",
-    "is planning a Valentine's Day party with friends at",
-    "is talking about the mayoral election at",
+    "is baking rye bread for the early ferry at",
+    "is reading a survey of the salt marsh at",
+    "is planning a lantern walk with friends at",
+    "is talking about the harbour vote at",
     "is sleeping at",
 ]
-PLACES = ["Hobbs Cafe", "the Oak Hill College library", "Johnson Park", "The Rose and Crown Pub"]
+PLACES = ["the Weir Bakery", "the Gull Point reading room", "Tallow Green", "the Anchor Inn"]
 
 
 def _texts(count: int, run: str) -> list[str]:

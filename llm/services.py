@@ -205,12 +205,8 @@ FROM (SELECT 1) AS one LEFT JOIN admitted AS a ON true
 # Completion is one statement too: the call's outcome and its tokens in the usage row. A
 # call settled as abandoned meanwhile (it outlived the bound) is counted again: it ended.
 # A call that failed, or was settled, no longer answers identical calls.
-#
-# Every statement here locks the usage row before a ledger row, as admission does: an
-# admission holding the usage row may wait on a ledger row being completed (the identical
-# call's, to see if it still answers), so a completion that held the call's row while it
-# waited for the usage row would close a deadlock. The usage row's lock is an InitPlan,
-# taken before the call's row is locked.
+# It locks the usage row (an InitPlan) before the call's row, as admission does: an
+# admission holding the usage row may wait on an identical call's row being completed.
 _COMPLETE_SQL = f"""
 WITH usage_row AS MATERIALIZED (
     SELECT simulation_id FROM {ModelUsage._meta.db_table}
@@ -319,8 +315,7 @@ def model_call_longest_seconds() -> float:
 # Settlement is one statement: finish the calls in flight whose process is gone (its lease
 # lapsed) or that outlived the longest a call can take, take their count back from their
 # simulations' usage (their tokens were never added), and let identical calls ask again.
-# The usage rows of simulations with calls in flight are locked first, in order (see the
-# completion's statement).
+# Usage rows are locked first, in order, as in the completion.
 _SETTLE_SQL = f"""
 WITH usage_rows AS MATERIALIZED (
     SELECT simulation_id FROM {ModelUsage._meta.db_table} WHERE simulation_id IN (
