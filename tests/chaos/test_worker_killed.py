@@ -178,7 +178,7 @@ def test_worker_killed_while_residents_run_ahead(
 
         def ahead_of_the_log() -> bool:
             staged = StagedCommit.objects.filter(simulation=simulation).exists()
-            return staged and bool(calls_in_flight(simulation, 0.1))
+            return staged and bool(calls_in_flight(simulation, 0.2))
 
         wait_for(ahead_of_the_log, 60, "residents ahead of the log with a call in flight")
         worker.kill()
