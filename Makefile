@@ -79,8 +79,9 @@ lint: install
 schema: migrate
 	$(PY) manage.py spectacular --fail-on-warn --validate --file /dev/null
 
+# The 25 slowest tests are printed at the end, so a slow CI run says where its time went.
 pytest: install install-local chromium
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --durations=25
 
 test: lint schema pytest
 
@@ -90,7 +91,7 @@ test: lint schema pytest
 # redis-server on the PATH; about 2 minutes on a 2-core machine. CI runs it after `test`.
 .PHONY: chaos
 chaos: install
-	$(VENV)/bin/pytest -q -m chaos tests/chaos
+	$(VENV)/bin/pytest -q --durations=10 -m chaos tests/chaos
 
 BENCHES := pathfinding embeddings retrieval reflection engine cognition latency load stream emergence local_model evaluation experiment replay viewer_fps
 

@@ -180,7 +180,7 @@ def test_worker_killed_while_residents_run_ahead(
             staged = StagedCommit.objects.filter(simulation=simulation).exists()
             return staged and bool(calls_in_flight(simulation, 0.2))
 
-        wait_for(ahead_of_the_log, 60, "residents ahead of the log with a call in flight")
+        wait_for(ahead_of_the_log, 120, "residents ahead of the log with a call in flight")
         worker.kill()
         left = calls_in_flight(simulation)
         server.slow(0)
