@@ -25,7 +25,7 @@ from bench.latency import policy_server_process
 from bench.machine import stamp
 from bench.runs import bench_owner, run_through_worker
 from llm.models import ModelCall
-from llm.services import ABANDONED
+from llm.settlement import ABANDONED
 
 N3 = "base_the_ville_isabella_maria_klaus"
 START = datetime(2023, 2, 13, 7, 30, tzinfo=UTC)

@@ -26,7 +26,7 @@ from bench.machine import stamp
 from bench.runs import run_through_worker
 from llm import estimate
 from llm.models import ModelCall
-from llm.services import ABANDONED
+from llm.settlement import ABANDONED
 from world.events import SIMULATION_STEPPED
 from world.models import Simulation
 

@@ -29,7 +29,7 @@ from world.leases import holders_alive, process_holder, process_lease
 from world.models import Agent
 
 from .models import ModelCall
-from .services import model_call_longest_seconds, model_calls_settle_abandoned
+from .settlement import model_call_longest_seconds, model_calls_settle_abandoned
 
 _POLL_MAX = 0.2  # seconds between two reads of a call in flight in another process
 _running: dict[str, threading.Event] = {}  # keys of the calls in flight in this process

@@ -31,7 +31,7 @@ from world.models import Agent, Event, Simulation
 from .backends import OFFLINE_MODEL
 from .models import ModelCall, ModelProfile
 from .profiles import call_cost, profile_route
-from .services import ABANDONED
+from .settlement import ABANDONED
 
 MAX_RUNS = 5  # the most recent earlier runs read
 IDLE = 900.0  # seconds between two steps' commits past which the run was idle (paused)

@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce, TruncHour
 from world.models import Simulation
 
 from .models import ModelCall, ModelUsage
-from .services import ABANDONED
+from .settlement import ABANDONED
 
 
 def model_call_list(

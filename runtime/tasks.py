@@ -14,7 +14,7 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from llm.services import model_calls_settle_abandoned
+from llm.settlement import model_calls_settle_abandoned
 from runtime import reflections
 from runtime.dispatch import AgentSteps, GroupDecide, Reflect, Tick, TickCommit, Work
 from runtime.engine.failures import run_fails_on_error

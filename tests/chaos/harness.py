@@ -18,7 +18,7 @@ from django.utils import timezone
 from agents.services import simulation_create_from_base
 from llm.ahead import ahead_settle
 from llm.models import ModelCall, ModelUsage
-from llm.services import ABANDONED
+from llm.settlement import ABANDONED
 from memories.embeddings import EMBEDDING_TASK
 from runtime import engine
 from tests.factories import N3

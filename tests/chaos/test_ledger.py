@@ -11,13 +11,8 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from llm.models import ModelCall, ModelUsage
-from llm.services import (
-    ABANDONED,
-    model_call_admit,
-    model_call_complete,
-    model_call_longest_seconds,
-    model_calls_settle_abandoned,
-)
+from llm.services import model_call_admit, model_call_complete
+from llm.settlement import ABANDONED, model_call_longest_seconds, model_calls_settle_abandoned
 from runtime.tasks import runs_watch
 from tests.factories import simulation_of
 from world.models import Simulation

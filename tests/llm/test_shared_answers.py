@@ -17,7 +17,7 @@ from llm.importance import IMPORTANCE
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from llm.port import llm_run
-from llm.services import ABANDONED
+from llm.settlement import ABANDONED
 from world.models import Agent, Simulation
 
 TOWN = "base_the_ville_isabella_maria_klaus"

@@ -14,7 +14,7 @@ from agents.services import simulation_create_from_base
 from bench.towns import residents_spread
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
-from llm.services import ABANDONED
+from llm.settlement import ABANDONED
 from runtime import engine
 from runtime.engine.ahead.spread import group_store, groups_forget, groups_stored
 from runtime.engine.run import simulation_run
