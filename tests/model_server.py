@@ -3,7 +3,7 @@ the real `openai` clients of this process or of a worker's.
 
 `ModelServer(answerer)` serves
 - POST /v1/chat/completions: each answered by its answerer (below), after the server's
-  delay (for every call, or per task: `slow`);
+  delay (for every call, per task, or per text in the prompt: `slow`);
 - POST /v1/embeddings: deterministic vectors of the text's sha256, `dimensions` wide when
   asked, else `embedding_dimensions`, out of order (as the API allows); the next
   `embedding_errors` requests (whose texts start with `embedding_errors_for`) get a 500;
@@ -175,6 +175,7 @@ class ModelServer:
         self.embedding_errors_for = ""  # ... only those whose texts start with this
         self.delay = 0.0  # seconds before each chat reply ...
         self.delays: dict[str, float] = {}  # ... or this task's own
+        self.prompt_delays: dict[str, float] = {}  # ... or a text's in the prompt
         self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self._handler())
@@ -201,9 +202,13 @@ class ModelServer:
     def default(self, reply: Reply | None) -> None:
         self.scripted.default = reply
 
-    def slow(self, delay: float = 0.0, **per_task: float) -> None:
-        """Each chat reply after `delay` seconds, or after its task's own."""
+    def slow(
+        self, delay: float = 0.0, *, prompts: Mapping[str, float] | None = None, **per_task: float
+    ) -> None:
+        """Each chat reply after `delay` seconds, or after its task's own, or (`prompts`)
+        after the longest delay of the texts its prompt holds (one resident's calls slow)."""
         self.delay, self.delays = delay, dict(per_task)
+        self.prompt_delays = dict(prompts or {})
 
     def reset(self) -> None:
         """Forget the requests; no delay, no failing embeddings (between two tests)."""
@@ -247,7 +252,9 @@ class ModelServer:
     def _chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._lock:
             count = len(self.requests)
-        time.sleep(self.delays.get(task_of(body), self.delay))
+        prompt = prompt_of(body)
+        held = [wait for text, wait in self.prompt_delays.items() if text in prompt]
+        time.sleep(max(held) if held else self.delays.get(task_of(body), self.delay))
         try:
             reply = self.answerer(body)
         except Exception as exc:  # a prompt the rules cannot read: a failed call
