@@ -252,7 +252,7 @@ class ModelServer:
     def _chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._lock:
             count = len(self.requests)
-        prompt = prompt_of(body)
+        prompt = prompt_of(body) if self.prompt_delays else ""
         held = [wait for text, wait in self.prompt_delays.items() if text in prompt]
         time.sleep(max(held) if held else self.delays.get(task_of(body), self.delay))
         try:

@@ -22,6 +22,7 @@ from world.models import Simulation
 
 from .harness import (
     STEPS,
+    cache_holding_leases,
     calls_in_flight,
     chaos_simulation,
     ends_as_its_twin,
@@ -39,15 +40,16 @@ def test_worker_killed_during_agent_steps(
     user: User, server: ModelServer, redis: PrivateRedis
 ) -> None:
     """One agent per agent-step task, and the first morning's plans take the model a while:
-    the worker dies once one agent's decision is stored and another's call is in flight."""
+    the worker dies once one agent's decision is stored and another's call is in flight.
+    The model answers one resident slowly, so that moment lasts (as in the ahead test)."""
     simulation = chaos_simulation(user, seed=21)
-    server.slow(0.3)
+    server.slow(0.3, prompts={"Isabella Rodriguez": 1.2})  # within the workers' 2 s timeout
     with broker_worker(redis, worker_env(server, SMALLVILLE_SHARD_SIZE="1")) as worker:
         worker.run_start(simulation, STEPS)
 
         def partly_decided() -> bool:
             decided = Decision.objects.filter(simulation=simulation, step=step_of(simulation))
-            return 0 < decided.count() < 3 and bool(calls_in_flight(simulation, 0.15))
+            return 0 < decided.count() < 3 and bool(calls_in_flight(simulation, 5.0))
 
         wait_for(partly_decided, 60, "a step partly decided with a model call in flight")
         worker.kill()
@@ -217,6 +219,7 @@ def test_calls_a_killed_worker_left_in_flight_are_settled_when_its_lease_lapses(
         "SMALLVILLE_LLM_MAX_REASKS": "2",
     }
     env = worker_env(server, SMALLVILLE_SHARD_SIZE="1", **defaults)
+    cache_holding_leases(redis.url(1), env)
     with broker_worker(redis, env) as worker:
         worker.run_start(simulation, STEPS)
         wait_for(lambda: calls_in_flight(simulation, 0.15), 60, "a model call in flight")
