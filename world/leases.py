@@ -123,7 +123,7 @@ def leases_alive(keys: list[str]) -> set[str]:
         return set(keys)
 
 
-_EPOCH = "smallville:lease:epoch"  # when the cache began holding leases (no expiry)
+EPOCH_KEY = "smallville:lease:epoch"  # when the cache began holding leases (no expiry)
 
 
 def holders_alive(keys: list[str]) -> set[str]:
@@ -134,10 +134,10 @@ def holders_alive(keys: list[str]) -> set[str]:
     if not keys:
         return set()
     try:
-        found = cache.get_many([*keys, _EPOCH])
-        since = found.pop(_EPOCH, None)
+        found = cache.get_many([*keys, EPOCH_KEY])
+        since = found.pop(EPOCH_KEY, None)
         if since is None:
-            cache.add(_EPOCH, time.time(), timeout=None)
+            cache.add(EPOCH_KEY, time.time(), timeout=None)
             return set(keys)
         if time.time() - float(since) < _ttl():
             return set(keys)

@@ -27,7 +27,7 @@ from tests.factories import N3
 from tests.model_server import ModelServer
 from tests.runtime import workers
 from world.eventlog import simulation_snapshot
-from world.leases import _EPOCH
+from world.leases import EPOCH_KEY
 from world.models import Event, Simulation, SimulationStatus
 
 START = datetime(2023, 2, 13, 7, 30, tzinfo=UTC)
@@ -93,7 +93,7 @@ def cache_holding_leases(cache_url: str, env: dict[str, str]) -> None:
     a restart), which would add that period to a settlement the test times."""
     cache = RedisCache(cache_url, {"KEY_PREFIX": env["SMALLVILLE_CACHE_PREFIX"]})
     begun = time.time() - 2 * settings.SMALLVILLE_LEASE_SECONDS
-    cache.add(_EPOCH, begun, timeout=None)
+    cache.add(EPOCH_KEY, begun, timeout=None)
 
 
 def reload(simulation: Simulation) -> Simulation:
@@ -143,14 +143,17 @@ def facts(simulation: Simulation) -> Facts:
     return Facts(log=log, snapshot=simulation_snapshot(simulation=simulation))
 
 
-def calls_in_flight(simulation: Simulation, younger_than: float | None = None) -> list[int]:
-    """The simulation's calls in flight; with `younger_than`, only the chat calls admitted
-    less than that many seconds ago (the server answers embeddings at once)."""
+def calls_in_flight(
+    simulation: Simulation, younger_than: float | None = None, *, chat: bool = False
+) -> list[int]:
+    """The simulation's calls in flight; `chat`: only chat calls (the server answers
+    embeddings at once); with `younger_than`, only the chat calls admitted less than that
+    many seconds ago."""
     calls = ModelCall.objects.filter(simulation=simulation, finished_at__isnull=True)
+    if chat or younger_than is not None:
+        calls = calls.exclude(task=EMBEDDING_TASK)
     if younger_than is not None:
-        calls = calls.filter(
-            created_at__gt=timezone.now() - timedelta(seconds=younger_than)
-        ).exclude(task=EMBEDDING_TASK)
+        calls = calls.filter(created_at__gt=timezone.now() - timedelta(seconds=younger_than))
     return list(calls.values_list("pk", flat=True))
 
 

@@ -49,7 +49,7 @@ def test_worker_killed_during_agent_steps(
 
         def partly_decided() -> bool:
             decided = Decision.objects.filter(simulation=simulation, step=step_of(simulation))
-            return 0 < decided.count() < 3 and bool(calls_in_flight(simulation, 5.0))
+            return 0 < decided.count() < 3 and bool(calls_in_flight(simulation, chat=True))
 
         wait_for(partly_decided, 60, "a step partly decided with a model call in flight")
         worker.kill()
@@ -185,7 +185,7 @@ def test_worker_killed_while_residents_run_ahead(
         def ahead_of_the_log() -> bool:
             staged = StagedCommit.objects.filter(simulation=simulation).values_list("agents")
             ahead = {name for (names,) in staged for name in names}
-            return bool(ahead - {slow}) and bool(calls_in_flight(simulation, 5.0))
+            return bool(ahead - {slow}) and bool(calls_in_flight(simulation, chat=True))
 
         wait_for(ahead_of_the_log, 60, "residents ahead of the log with a call in flight")
         worker.kill()
