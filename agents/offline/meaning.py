@@ -1,0 +1,126 @@
+"""Judgments by meaning for the offline stand-in: a text is placed among labelled example
+statements by the cosine similarity of their embeddings, never by a list of words.
+
+Example sets are data (`agents/offline/examples/<name>.json`, written by us, spanning many
+kinds of life, work and news): `{"about": "...", "labels": {"<label>": ["statement", ...]}}`.
+A text takes the label of its nearest examples (k nearest, similarity-weighted), so a
+storm warning, a closed bridge or a chess final is judged as what it means, in a town no
+file mentions. The vectors are the memory stream's own (`memories.embeddings`, cached by
+text), so a memory's judgment costs no embedding beyond the one it is stored with; the
+examples' vectors are computed once per process (and cached in the database like any
+passage). Deterministic for a given embedding model.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from memories.embeddings import Vectors, embed_passages, embedder_get
+
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+
+
+@dataclass(frozen=True)
+class ExampleSet:
+    """Labelled example statements, in file order."""
+
+    name: str
+    texts: tuple[str, ...]
+    labels: tuple[str, ...]
+
+    @property
+    def label_names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.labels))
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """Where a text falls among an example set's labels."""
+
+    label: str  # the label with the highest score
+    score: float  # that label's score: similarity-weighted share of the k nearest, 0..1
+    nearest: float  # cosine similarity to the single nearest example
+    scores: dict[str, float]  # every label's score (labels absent from the k nearest: 0)
+
+    def number(self) -> float:
+        """The score-weighted mean of numeric labels (a 1-10 importance, say)."""
+        total = sum(self.scores.values()) or 1.0
+        return sum(float(label) * share for label, share in self.scores.items()) / total
+
+
+@lru_cache(maxsize=None)
+def example_set(name: str) -> ExampleSet:
+    """An example set by name (its file in `agents/offline/examples/`)."""
+    data = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
+    texts: list[str] = []
+    labels: list[str] = []
+    for label, statements in data["labels"].items():
+        for statement in statements:
+            texts.append(statement)
+            labels.append(str(label))
+    return ExampleSet(name=name, texts=tuple(texts), labels=tuple(labels))
+
+
+_vectors_lock = threading.Lock()
+_example_vectors: dict[tuple[str, str], Vectors] = {}
+
+
+def _vectors_of(examples: ExampleSet) -> Vectors:
+    key = (embedder_get().name, examples.name)
+    with _vectors_lock:
+        found = _example_vectors.get(key)
+    if found is None:
+        found = embed_passages(texts=examples.texts)
+        with _vectors_lock:
+            _example_vectors[key] = found
+    return found
+
+
+def vectors(texts: Sequence[str]) -> Vectors:
+    """The memory stream's vectors of `texts` (passages), shape (len(texts), dims)."""
+    return embed_passages(texts=list(texts))
+
+
+def judge(texts: Sequence[str], examples: ExampleSet, *, k: int = 5) -> list[Judgment]:
+    """Each text's judgment: the similarity-weighted vote of its k nearest examples."""
+    if not texts:
+        return []
+    return judge_vectors(vectors(texts), examples, k=k)
+
+
+def judge_vectors(found: Vectors, examples: ExampleSet, *, k: int = 5) -> list[Judgment]:
+    """As `judge`, for vectors already had (the memory's own)."""
+    known = _vectors_of(examples)
+    similarities = np.asarray(found, dtype=np.float32) @ known.T
+    k = max(1, min(k, len(examples.texts)))
+    judgments = []
+    for row in similarities:
+        # Ties broken by file order, so a judgment never depends on sort stability.
+        nearest = np.lexsort((np.arange(len(row)), -row))[:k]
+        weights = np.clip(row[nearest], 1e-6, None)
+        scores: dict[str, float] = {}
+        for index, weight in zip(nearest, weights, strict=True):
+            label = examples.labels[int(index)]
+            scores[label] = scores.get(label, 0.0) + float(weight)
+        total = sum(scores.values())
+        scores = {label: share / total for label, share in scores.items()}
+        label = max(scores, key=lambda name: (scores[name], -examples.labels.index(name)))
+        judgments.append(
+            Judgment(label=label, score=scores[label], nearest=float(row[nearest[0]]), scores=scores)
+        )
+    return judgments
+
+
+def similarity(texts: Sequence[str], others: Sequence[str]) -> Vectors:
+    """Cosine similarities of each text to each other text, shape (len(texts), len(others))."""
+    if not texts or not others:
+        return np.zeros((len(texts), len(others)), dtype=np.float32)
+    result: Vectors = vectors(texts) @ vectors(others).T
+    return result
