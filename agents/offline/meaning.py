@@ -17,7 +17,7 @@ import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -55,7 +55,7 @@ class Judgment:
         return sum(float(label) * share for label, share in self.scores.items()) / total
 
 
-@lru_cache(maxsize=None)
+@cache
 def example_set(name: str) -> ExampleSet:
     """An example set by name (its file in `agents/offline/examples/`)."""
     data = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
@@ -112,9 +112,8 @@ def judge_vectors(found: Vectors, examples: ExampleSet, *, k: int = 5) -> list[J
         total = sum(scores.values())
         scores = {label: share / total for label, share in scores.items()}
         label = max(scores, key=lambda name: (scores[name], -examples.labels.index(name)))
-        judgments.append(
-            Judgment(label=label, score=scores[label], nearest=float(row[nearest[0]]), scores=scores)
-        )
+        best = float(row[nearest[0]])
+        judgments.append(Judgment(label=label, score=scores[label], nearest=best, scores=scores))
     return judgments
 
 
