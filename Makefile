@@ -119,9 +119,10 @@ serve: migrate static
 	$(VENV)/bin/gunicorn -c python:smallville_project.gunicorn_conf & web=$$!; \
 	wait
 
-# The development server (reloads on changes; a connection per request thread).
+# The development server (reloads on changes; a connection per request thread), where
+# SMALLVILLE_WEB_BIND says, as `make serve`.
 web: migrate static
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) manage.py runserver $${SMALLVILLE_WEB_BIND:-127.0.0.1:8000}
 
 # A worker consumes the tick queue, the reflection and the webhook queues (SMALLVILLE_QUEUE, default
 # "smallville"); run more of them on other machines against the same broker and database.

@@ -218,9 +218,12 @@ def scenario_cancelled(*, number: int) -> EventDraft:
     return _draft(SCENARIO_CANCELLED, "", {"number": number})
 
 
-def scenario_applied(*, number: int, outcome: str = "") -> EventDraft:
-    """Scenario `number` took effect (`outcome` says why it did nothing, when it did not)."""
-    payload: dict[str, Any] = {"number": number}
+def scenario_applied(
+    *, number: int, outcome: str = "", recipients: Sequence[str] = ()
+) -> EventDraft:
+    """Scenario `number` took effect (`outcome` says why it did nothing, when it did not);
+    `recipients` are the residents it reached (who heard an announcement, say)."""
+    payload: dict[str, Any] = {"number": number, "recipients": list(recipients)}
     if outcome:
         payload["outcome"] = outcome
     return _draft(SCENARIO_APPLIED, "", payload)

@@ -251,6 +251,9 @@ class Scenario(models.Model):
     added_step = models.PositiveIntegerField(help_text="the step it was added at")
     applied_step = models.PositiveIntegerField(null=True, blank=True)
     outcome = models.TextField(blank=True, default="", help_text="why it did nothing, if so")
+    recipients = models.JSONField(
+        default=list, blank=True, help_text="the residents it reached, once applied"
+    )
 
     class Meta:
         ordering = ["simulation", "number"]

@@ -30,7 +30,8 @@ class ScenarioRequestSerializer(serializers.Serializer[Any]):
 
 
 class ScenarioSerializer(serializers.ModelSerializer[Scenario]):
-    """A scenario and whether it is pending, applied (at `applied_step`) or cancelled."""
+    """A scenario and whether it is pending, applied (at `applied_step`, reaching
+    `recipients`) or cancelled."""
 
     class Meta:
         model = Scenario
@@ -44,5 +45,6 @@ class ScenarioSerializer(serializers.ModelSerializer[Scenario]):
             "added_step",
             "applied_step",
             "outcome",
+            "recipients",
         ]
         read_only_fields = fields

@@ -235,35 +235,47 @@ def scenarios_apply(*, simulation_id: int, step: int) -> int:
         if simulation.step != step:
             break
         try:
-            drafts, outcome = _effects(simulation, scenario), ""
+            drafts, recipients = _effects(simulation, scenario)
+            outcome = "" if recipients or scenario.kind == "object_state" else _unheard(scenario)
         except _NOT_NOW as exc:
-            drafts, outcome = [], str(exc)
+            drafts, recipients, outcome = [], [], str(exc)
         with transaction.atomic():
             current = Simulation.objects.select_for_update().get(pk=simulation_id)
             still = Scenario.objects.filter(pk=scenario.pk, status=ScenarioStatus.PENDING)
             if current.step != step or not still.exists():
                 continue
-            drafts.append(scenario_applied(number=scenario.number, outcome=outcome))
+            drafts.append(
+                scenario_applied(number=scenario.number, outcome=outcome, recipients=recipients)
+            )
             events_append(simulation=current, drafts=drafts)
         applied += 1
     return applied
 
 
-def _effects(simulation: Simulation, scenario: Scenario) -> list[EventDraft]:
+def _unheard(scenario: Scenario) -> str:
+    """Why a scenario that reached nobody did nothing."""
+    return f"nobody was in {scenario.params.get('place', 'the place')} to hear it"
+
+
+def _effects(simulation: Simulation, scenario: Scenario) -> tuple[list[EventDraft], list[str]]:
+    """A scenario's events and the residents it reaches."""
     p = scenario.params
     if scenario.kind in ("whisper", "leave"):
         agent = Agent.present.filter(simulation=simulation, name=p["resident"]).first()
         if agent is None:
             raise ControlRefused(f"{p['resident']} does not live in the town now")
         if scenario.kind == "leave":
-            return leave_drafts(simulation=simulation, agent=agent)
-        return whisper_drafts(simulation=simulation, agent=agent, statement=p["statement"])
+            return leave_drafts(simulation=simulation, agent=agent), [agent.name]
+        drafts = whisper_drafts(simulation=simulation, agent=agent, statement=p["statement"])
+        return drafts, [agent.name]
     if scenario.kind == "announce":
-        return announce_drafts(simulation=simulation, address=p["place"], statement=p["statement"])
+        heard = announce_drafts(simulation=simulation, address=p["place"], statement=p["statement"])
+        return heard.drafts, heard.listeners
     if scenario.kind == "object_state":
-        return [object_state_draft(simulation=simulation, address=p["address"], state=p["state"])]
+        state = object_state_draft(simulation=simulation, address=p["address"], state=p["state"])
+        return [state], []
     tile = p.get("tile")
-    return newcomer_drafts(
+    arrival = newcomer_drafts(
         simulation=simulation,
         name=p["name"],
         identity=Identity(**{k: p[k] for k in IDENTITY_FIELDS if k in p}),
@@ -273,3 +285,4 @@ def _effects(simulation: Simulation, scenario: Scenario) -> list[EventDraft]:
         memories=p.get("memories", []),
         user_controlled=False,
     )
+    return arrival, [p["name"]]

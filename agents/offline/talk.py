@@ -275,8 +275,18 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
 # --- summaries -----------------------------------------------------------------------------
 
 
+_OPENERS = ("By the way, ", "Oh, and ")  # how converse_line brings up news
+
+
 def conversation_summary(inputs: Inputs) -> str:
+    """Who talked, and the news each brought up, in their words without the greeting or
+    the opener that led to it."""
     lines = [line for line in lines_of(inputs["dialogue"]) if ": " in line]
-    news = [line for line in lines if "By the way" in line or "Oh, and" in line]
-    about = "; ".join(line.replace(": ", ' said: "', 1) + '"' for line in news[:3])
-    return f"{inputs['participants']} had a conversation. {about}".strip()
+    told = []
+    for line in lines:
+        speaker, text = line.split(": ", 1)
+        cut = max((text.find(o) + len(o) for o in _OPENERS if o in text), default=-1)
+        if cut >= 0 and text[cut:].strip():
+            news = text[cut:].strip()
+            told.append(f'{speaker} said: "{news[0].upper()}{news[1:]}"')
+    return f"{inputs['participants']} had a conversation. {'; '.join(told[:3])}".strip()

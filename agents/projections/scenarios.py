@@ -46,6 +46,7 @@ class ScenarioProjection:
                     status=ScenarioStatus.APPLIED,
                     applied_step=event.step,
                     outcome=p.get("outcome", ""),
+                    recipients=p.get("recipients", []),
                 )
 
     def snapshot(self, simulation: Simulation) -> Any:

@@ -3,6 +3,8 @@ resident there perceives it), and sends a resident away (it leaves the town)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from agents.events import agent_left
 from llm.importance import importance_rate
 from memories.models import MemoryKind
@@ -25,11 +27,19 @@ def place_check(*, simulation: Simulation, address: str) -> None:
         raise UnknownAddress(address, closest_addresses(address, known))
 
 
-def announce_drafts(*, simulation: Simulation, address: str, statement: str) -> list[EventDraft]:
+@dataclass(frozen=True)
+class Announcement:
+    """An announcement's events and who heard it (in name order)."""
+
+    drafts: list[EventDraft]
+    listeners: list[str]
+
+
+def announce_drafts(*, simulation: Simulation, address: str, statement: str) -> Announcement:
     """Everyone present in the place (`address`: a sector or an arena) at the current step
     hears `statement` and keeps it as news: a thought memory (what a resident tells others;
     an observation is only what it saw someone do) of importance at least a whisper's.
-    Nobody there: no events."""
+    Nobody there: no events and no listeners."""
     place_check(simulation=simulation, address=address)
     context = context_now(simulation)
     listeners = [
@@ -49,7 +59,8 @@ def announce_drafts(*, simulation: Simulation, address: str, statement: str) -> 
         )
         for agent in listeners
     ]
-    return memory_event_drafts(simulation=simulation, drafts=memories)
+    drafts = memory_event_drafts(simulation=simulation, drafts=memories)
+    return Announcement(drafts=drafts, listeners=[agent.name for agent in listeners])
 
 
 def _within(arena: str, address: str) -> bool:

@@ -190,3 +190,23 @@ def test_a_resident_leaves_and_a_newcomer_lives_its_own_day(api: APIClient) -> N
     assert not Event.objects.filter(simulation_id=pk, agent="Elke Moor", step__gt=5).exists()
     moved = Event.objects.filter(simulation_id=pk, agent="Uma Reed", kind="agent.moved")
     assert moved.exists()  # it walks on its own, no user sending it
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_applied_scenario_says_who_it_reached(api: APIClient) -> None:
+    """An announcement lists who heard it; one made where nobody stands says so."""
+    pk = village(api)
+    url = f"/api/simulations/{pk}/scenarios/"
+    start = "2024-05-06T06:00:00Z"
+    for place in ("Alder house", "Linden park"):
+        notice = {"kind": "announce", "at": start, "place": f"{W}:{place}", "statement": "Gales"}
+        assert api.post(url, notice, format="json").status_code == 201
+    assert api.post(url, whisper(at=start), format="json").status_code == 201
+    engine.simulation_run_inline(simulation=Simulation.objects.get(pk=pk), steps=1)
+    applied = {s["number"]: s for s in api.get(url).json()}
+    assert all(s["status"] == "applied" for s in applied.values())
+    # Dov Ashby starts in Alder house; nobody starts in Linden park.
+    assert applied[1]["recipients"] == ["Dov Ashby"] and applied[1]["outcome"] == ""
+    assert applied[2]["recipients"] == []
+    assert applied[2]["outcome"] == f"nobody was in {W}:Linden park to hear it"
+    assert applied[3]["recipients"] == ["Cleo Dunn"]

@@ -125,13 +125,15 @@ class Command(BaseCommand):
             f"http://{host}:{port}/simulations/{simulation.pk}/\n"
             f"  start the server:  make serve   (or `make web` for the development server)\n"
             f"  log in as '{DEMO_USER}': set its password once with "
-            f"`python manage.py changepassword {DEMO_USER}`"
+            f"`.venv/bin/python manage.py changepassword {DEMO_USER}`"
         )
 
     def _show_day(self, simulation: Simulation) -> None:
-        """Where each resident went (a line when its place changes), and who talked."""
+        """What each resident did where (a line when its place or its action changes),
+        whom it saw, and who talked."""
         self.stdout.write("\nTimeline (who went where and did what, whom they saw, who talked):")
-        where: dict[str, str] = {}
+        doing: dict[str, tuple[str, str]] = {}
+        seen_people = 0
         # A conversation is its pair's at its step: two pairs may talk in the same step.
         talks = {(c.step, frozenset(c.participants)): c for c in simulation.conversations.all()}
         residents = set(simulation.agents.values_list("name", flat=True))
@@ -142,15 +144,17 @@ class Command(BaseCommand):
                     o for o in event.payload["observations"] if o.split(" is ")[0] in residents
                 ]
                 if people:
+                    seen_people += 1
                     self.stdout.write(
                         f"  {event.sim_time:%H:%M}  {event.agent:<20} sees " + "; ".join(people)
                     )
                 continue
             place = short(Address.parse(event.payload["address"]).arena_address)
             chat = event.payload.get("chatting_with")
-            if where.get(event.agent) == place and not chat:
+            now = (place, str(event.payload["action"]))
+            if doing.get(event.agent) == now and not chat:
                 continue
-            where[event.agent] = place
+            doing[event.agent] = now
             what = f"{event.payload['emoji']} {event.payload['action']}"
             self.stdout.write(f"  {event.sim_time:%H:%M}  {event.agent:<20} {what} @ {place}")
             pair = (event.step, frozenset((event.agent, chat)))
@@ -159,7 +163,9 @@ class Command(BaseCommand):
                 self.stdout.write(f"         {conversation.summary}")
         seen = simulation.events.filter(kind=AGENT_PERCEIVED).count()
         self.stdout.write(
-            f"\n{simulation.events.count()} events in the log, {seen} perceptions, "
+            f"\n{simulation.events.count()} events in the log, {seen} perceptions "
+            f"({seen_people} of other residents, shown above; {seen - seen_people} of objects "
+            "only), "
             f"{simulation.conversations.count()} conversations, "
             f"{simulation.memories.count()} memories. Browse them at /admin/ or "
             f"GET /api/simulations/{simulation.pk}/events/"

@@ -116,14 +116,21 @@ def test_acquaintances_talk_more_often_than_strangers() -> None:
     assert talks(f"Isabella knows {KLAUS} well") > 3 * talks("nothing in particular")
 
 
-def test_a_conversation_summary_keeps_the_news() -> None:
+def test_a_conversation_summary_keeps_the_news_without_the_small_talk_before_it() -> None:
+    first, second = "Wenna Trask", "Odo Pellan"
     inputs = {
-        "participants": f"{ISABELLA} and {KLAUS}",
-        "dialogue": [GREETING, f"{ISABELLA}: Oh, and I am planning a party."],
+        "participants": f"{first} and {second}",
+        "dialogue": [
+            f"{first}: Hi Odo, good to see you! How are you?",
+            f"{second}: I'm well, thanks! By the way, the ferry to Skarn is cancelled.",
+            f"{first}: Oh, and I am mending the seawall on Friday.",
+            f"{second}: It was nice talking to you, Wenna. See you around!",
+        ],
     }
     assert conversation_summary(inputs) == (
-        f"{ISABELLA} and {KLAUS} had a conversation. "
-        f'{ISABELLA} said: "Oh, and I am planning a party."'
+        f"{first} and {second} had a conversation. "
+        f'{second} said: "The ferry to Skarn is cancelled."; '
+        f'{first} said: "I am mending the seawall on Friday."'
     )
 
 

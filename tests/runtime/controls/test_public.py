@@ -21,14 +21,17 @@ from ...api.test_scenarios import W, village
 def test_everyone_in_the_place_hears_it_and_nobody_else(api: APIClient) -> None:
     simulation = Simulation.objects.get(pk=village(api))
     statement = "The ferry runs late on Sundays"
-    drafts = announce_drafts(simulation=simulation, address=f"{W}:Alder house", statement=statement)
-    events_append(simulation=simulation, drafts=drafts)
+    heard_by = announce_drafts(
+        simulation=simulation, address=f"{W}:Alder house", statement=statement
+    )
+    assert heard_by.listeners == ["Dov Ashby"]
+    events_append(simulation=simulation, drafts=heard_by.drafts)
     heard = Memory.objects.filter(simulation=simulation, description=statement)
     # Dov starts in Alder house; Cleo starts on a tile outside it.
     assert set(heard.values_list("agent__name", flat=True)) == {"Dov Ashby"}
     assert all(m.kind == "thought" and m.importance >= 8 for m in heard)
     empty = announce_drafts(simulation=simulation, address=f"{W}:Linden park", statement="x")
-    assert empty == []
+    assert empty.drafts == [] and empty.listeners == []
     with pytest.raises(UnknownAddress):
         announce_drafts(simulation=simulation, address=f"{W}:Moon base", statement="x")
 

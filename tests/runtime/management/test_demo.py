@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test.utils import override_settings
 
-from agents.events import agent_acting, conversation_held
+from agents.events import agent_acting, agent_perceived, conversation_held
 from agents.services import simulation_create_from_base
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
@@ -80,6 +80,64 @@ def test_two_pairs_talking_in_one_step_print_under_their_own_pair(user: User) ->
         speaker = lines[summary - 1]
         assert a in speaker or b in speaker, (speaker, lines[summary])
         assert "chatting with" in speaker
+
+
+@pytest.mark.django_db
+def test_the_timeline_shows_a_new_action_in_the_same_room_and_says_what_it_counts(
+    user: User,
+) -> None:
+    simulation = simulation_create_from_base(owner=user, base=N3, seed=1)
+    name = "Ysolde Brannock"
+    newcomer_create(simulation=simulation, name=name, tile=_free_tile(simulation))
+    room = Simulation.objects.get(pk=simulation.pk).agents.get(name=name).living_area or ""
+    ours = simulation.agents.exclude(name=name).order_by("name").first()
+    assert ours is not None
+    steps = [
+        [
+            agent_acting(
+                agent=name,
+                action="oiling the loom",
+                emoji="🧵",
+                address=room,
+                spo=(),
+                start_step=0,
+                end_step=1,
+            ),
+            agent_perceived(agent=name, observations=["the loom is idle"]),
+        ],
+        [
+            agent_acting(
+                agent=name,
+                action="oiling the loom",
+                emoji="🧵",
+                address=room,
+                spo=(),
+                start_step=1,
+                end_step=2,
+            ),
+            agent_perceived(agent=name, observations=[f"{ours.name} is idle"]),
+        ],
+        [
+            agent_acting(
+                agent=name,
+                action="weaving a blue shawl",
+                emoji="🧶",
+                address=room,
+                spo=(),
+                start_step=2,
+                end_step=9,
+            ),
+        ],
+    ]
+    for step, drafts in enumerate(steps):
+        events_append(simulation=simulation, drafts=drafts, step=step)
+    command, out = _command()
+    command._show_day(simulation)
+    text = out.getvalue()
+    mine = [line for line in text.splitlines() if name in line]
+    assert sum("oiling the loom" in line for line in mine) == 1
+    assert any("weaving a blue shawl" in line for line in mine)
+    assert "2 perceptions (1 of other residents, shown above; 1 of objects only)" in text
 
 
 @pytest.mark.django_db
