@@ -6,13 +6,13 @@ from typing import Any
 
 import django_filters
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from world.models import Agent, Event, Location, LocationKind
+from world.models import Agent, Event, Location, LocationKind, Town
 
 
 class IntegerFilter(django_filters.NumberFilter):
@@ -62,6 +62,19 @@ class StrictFilterBackend(DjangoFilterBackend):
             if empty:
                 raise exceptions.ValidationError(empty)
         return super().filter_queryset(request, queryset, view)
+
+
+class TownFilter(django_filters.FilterSet):
+    search = django_filters.CharFilter(
+        method="search_names", label="name or world name contains (any case)"
+    )
+
+    class Meta:
+        model = Town
+        fields = ["search"]
+
+    def search_names(self, queryset: QuerySet[Town], name: str, value: str) -> QuerySet[Town]:
+        return queryset.filter(Q(name__icontains=value) | Q(world_name__icontains=value))
 
 
 class LocationFilter(django_filters.FilterSet):

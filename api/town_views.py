@@ -31,7 +31,7 @@ from world.selectors import TOWN_LAYERS, location_list, towns_visible
 from world.townbuild import town_create, town_delete
 
 from .errors import domain_errors, error_responses
-from .filters import LocationFilter
+from .filters import LocationFilter, TownFilter
 from .lookups import requester
 from .parsers import LargeJSONParser
 from .schema import request_example
@@ -154,6 +154,7 @@ class TownViewSet(
 
     serializer_class = TownSerializer
     queryset = Town.objects.none()
+    filterset_class = TownFilter
     parser_classes = [LargeJSONParser]  # a town file may be larger than other bodies
 
     def get_queryset(self) -> QuerySet[Town]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, include, path
-from rest_framework.routers import SimpleRouter
+from rest_framework.routers import DefaultRouter, SimpleRouter
 
 from . import (
     base_views,
@@ -17,7 +17,15 @@ from . import (
     webhook_views,
 )
 
-router = SimpleRouter()
+
+class _Router(DefaultRouter):
+    """The top-level collections, with the root of the API at /api/ (the browsable
+    API's front page, linking each); no `.json` suffixes beside the routes."""
+
+    include_format_suffixes = False
+
+
+router = _Router()
 router.register("bases", base_views.BaseViewSet, basename="base")
 router.register("towns", town_views.TownViewSet, basename="town")
 router.register("simulations", simulation_views.SimulationViewSet, basename="simulation")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 from rest_framework.test import APIClient
 
 from world.models import Town
@@ -175,3 +176,14 @@ def test_missing_objects_are_404_in_the_error_format(api: APIClient, url: str) -
     response = api.get(url)
     assert response.status_code == 404
     assert error_of(response)["code"] == "not_found"
+
+
+@pytest.mark.django_db
+def test_the_root_of_the_api_links_its_collections(api: APIClient, client: Client) -> None:
+    root = api.get("/api/")
+    assert root.status_code == 200
+    links = root.json()
+    for name in ("bases", "towns", "simulations", "tokens", "webhooks", "experiments"):
+        assert links[name].endswith(f"/api/{name}/"), links
+        assert api.get(links[name]).status_code == 200
+    assert client.get("/api/").status_code in (401, 403)  # anonymous: no way in
