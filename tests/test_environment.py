@@ -1,0 +1,75 @@
+"""Settings read strictly from the environment: a value that is not of its kind stops the
+start with the variable named, never silently becomes false or the default."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from smallville_project.environment import env_bool, env_float, env_int, env_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE", "tru"),  # a boolean
+        ("SMALLVILLE_SHARD_SIZE", "25.5"),  # a whole number
+        ("SMALLVILLE_LLM_TIMEOUT", "a minute"),  # a number
+        ("SMALLVILLE_CACHE_URL", "127.0.0.1:6379"),  # a URL
+    ],
+)
+def test_manage_py_check_fails_naming_a_bad_variable(name: str, value: str) -> None:
+    env = {**os.environ, name: value}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("django.core.exceptions.ImproperlyConfigured: " + name), last
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("true", True), ("ON", True), ("1", True), ("no", False), ("0", False), (" ", True)],
+)
+def test_booleans_in_any_case_and_blank_is_the_default(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: bool
+) -> None:
+    monkeypatch.setenv("SV_FLAG", value)
+    assert env_bool("SV_FLAG", True) is expected
+
+
+@pytest.mark.parametrize("value", ["tru", "y", "enabled", "2"])
+def test_anything_else_is_not_a_boolean(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("SV_FLAG", value)
+    with pytest.raises(ImproperlyConfigured, match="SV_FLAG"):
+        env_bool("SV_FLAG", False)
+
+
+def test_numbers_their_bounds_and_urls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SV_N", "12")
+    assert env_int("SV_N", 3) == 12 and env_float("SV_N", 1.0) == 12.0
+    with pytest.raises(ImproperlyConfigured, match="SV_N must be at least 20"):
+        env_int("SV_N", 3, minimum=20)
+    for bad in ("nan", "inf"):
+        monkeypatch.setenv("SV_N", bad)
+        with pytest.raises(ImproperlyConfigured, match="SV_N"):
+            env_float("SV_N", 1.0)
+    monkeypatch.setenv("SV_URL", "redis://:s3cret@cache.internal:6380/2")
+    assert env_url("SV_URL", "", schemes=("redis",)).endswith("/2")
+    monkeypatch.setenv("SV_URL", "http://:s3cret@cache.internal/")
+    with pytest.raises(ImproperlyConfigured, match="SV_URL") as refused:
+        env_url("SV_URL", "", schemes=("redis",))
+    assert "s3cret" not in str(refused.value)  # a URL's password is never echoed
