@@ -1,7 +1,7 @@
 """Judgments by meaning for the offline stand-in: a text is placed among labelled example
 statements by the cosine similarity of their embeddings, never by a list of words.
 
-Example sets are data (`agents/offline/examples/<name>.json`, written by us, spanning many
+Example sets are data (a JSON file each in the `examples` folder here, written by us, spanning many
 kinds of life, work and news): `{"about": "...", "labels": {"<label>": ["statement", ...]}}`.
 A text takes the label of its nearest examples (k nearest, similarity-weighted), so a
 storm warning, a closed bridge or a chess final is judged as what it means, in a town no
@@ -57,7 +57,7 @@ class Judgment:
 
 @cache
 def example_set(name: str) -> ExampleSet:
-    """An example set by name (its file in `agents/offline/examples/`)."""
+    """An example set by name (its JSON file in the `examples` folder beside this module)."""
     data = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
     texts: list[str] = []
     labels: list[str] = []
