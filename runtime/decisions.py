@@ -12,17 +12,17 @@ from typing import Any
 
 from django.db import connection
 
-from agents.models import Decision
+from runtime.models import Decision
 from world.models import Simulation, SimulationStatus
 
 _DECISIONS_SQL = """
-INSERT INTO agents_decision (simulation_id, step, agent, events, created_at)
+INSERT INTO runtime_decision (simulation_id, step, agent, events, created_at)
 SELECT %s, %s, d.agent, d.events, now()
 FROM jsonb_to_recordset(%s::jsonb) AS d(agent text, events jsonb)
 ON CONFLICT (simulation_id, step, agent) DO NOTHING
 """
 _ALL_DECIDED_SQL = """
-SELECT (SELECT count(*) FROM agents_decision d JOIN agents_agent a
+SELECT (SELECT count(*) FROM runtime_decision d JOIN agents_agent a
          ON a.simulation_id = d.simulation_id AND a.name = d.agent AND a.left_step IS NULL
          WHERE d.simulation_id = %s AND d.step = %s)
      = (SELECT count(*) FROM agents_agent WHERE simulation_id = %s AND left_step IS NULL)

@@ -1,6 +1,6 @@
 """Reflection jobs: staging rows between a reflection's request and the commit that logs it.
 
-Like `agents.Decision`, a job is not a projection: the log holds `reflection.requested`
+Like `runtime.Decision`, a job is not a projection: the log holds `reflection.requested`
 and, at the due step, the reflection memories and `reflection.done`. The row carries the
 work in between (status, attempts, the computed event drafts) and stays afterwards as
 an operational record (which queue ran it, which citations were dropped, errors).

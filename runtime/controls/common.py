@@ -15,8 +15,8 @@ from django.core.cache import cache
 from django.db import transaction
 
 from agents.cognition import StepContext
-from agents.models import StagedCommit
 from runtime.leases import ahead_lease
+from runtime.models import StagedCommit
 from world.addresses import Address
 from world.eventlog import EventDraft, events_append
 from world.models import Agent, Event, Simulation, SimulationStatus

@@ -14,7 +14,7 @@ from typing import Protocol
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from agents.models import StagedCommit
+from runtime.models import StagedCommit
 
 ENGINES = {
     "barrier": "runtime.engine.barrier.BARRIER",

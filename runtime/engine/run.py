@@ -12,11 +12,11 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import RedisError
 
-from agents.models import Decision
 from agents.reflection.models import JobStatus, ReflectionJob
 from llm.models import ModelCall
 from llm.selectors import model_call_fallback_rate
 from runtime.dispatch import Tick, broker
+from runtime.models import Decision
 from world.clock import MAX_RUN_STEPS
 from world.models import Agent, Event, Simulation, SimulationStatus
 from world.services import simulation_set_status

@@ -9,9 +9,9 @@ from django.core.cache import cache
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
-from agents.models import Decision
 from runtime.dispatch import Tick, send
 from runtime.leases import leases_alive, simulation_lease
+from runtime.models import Decision
 from world.models import Event, Simulation, SimulationStatus
 
 log = logging.getLogger(__name__)

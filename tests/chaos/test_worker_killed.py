@@ -10,12 +10,12 @@ import psycopg
 import pytest
 from django.contrib.auth.models import User
 
-from agents.models import Decision, StagedCommit
 from agents.reflection.models import JobStatus, ReflectionJob
 from llm.models import ModelCall
 from llm.selectors import model_call_summary
 from memories.embeddings import EMBEDDING_TASK
 from runtime import engine
+from runtime.models import Decision, StagedCommit
 from tests.model_server import ModelServer
 from tests.runtime import workers
 from world.models import Simulation
@@ -144,7 +144,7 @@ def _commit_blocked(
     block on them: (the commit's backend pid, whether it has written) or None (no decision
     staged, or the commit came and went; the locks are released)."""
     rows = locker.execute(
-        "SELECT id FROM agents_decision WHERE simulation_id = %s FOR UPDATE SKIP LOCKED",
+        "SELECT id FROM runtime_decision WHERE simulation_id = %s FOR UPDATE SKIP LOCKED",
         [simulation.pk],
     ).fetchall()
     if rows:

@@ -31,16 +31,16 @@ from django.core.cache import cache
 from django.db import connection
 
 from agents.cognition import StepContext, cognition_for
-from agents.models import GroupDecision
 from runtime.dispatch import GroupDecide, send
 from runtime.engine.decide import Decided, agents_read, decide_embedded
 from runtime.leases import group_lease, lease_held
+from runtime.models import GroupDecision
 from world.eventlog import EventDraft
 from world.models import Simulation, SimulationStatus
 from world.selectors import town_cached
 
 _STORE_SQL = """
-INSERT INTO agents_groupdecision (simulation_id, token, step, decisions, created_at)
+INSERT INTO runtime_groupdecision (simulation_id, token, step, decisions, created_at)
 VALUES (%s, %s, %s, %s::jsonb, now())
 ON CONFLICT (token) DO NOTHING
 """

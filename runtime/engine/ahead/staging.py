@@ -23,9 +23,9 @@ from typing import Any
 from django.db import transaction
 
 from agents.events import AGENT_MOVED, REFLECTION_REQUESTED
-from agents.models import StagedCommit
 from runtime.commit_context import CommitContext, CommittedAgent, NotReady, committed_agents
 from runtime.dispatch import RecordingBroker, Reflect, broker_used
+from runtime.models import StagedCommit
 from runtime.rules import AFTER_COMMIT, COMMIT_RULES
 from world.eventlog import EventDraft, events_append_steps, events_project
 from world.events import simulation_stepped

@@ -28,11 +28,12 @@ from agents.cognition.selectors import (
     plan_citations_by_agent,
 )
 from agents.events import AGENT_COMMITTED, OBJECT_STATE, PLAN_MADE, PLAN_REVISED
-from agents.models import Commitment, StagedCommit
+from agents.models import Commitment
 from memories.events import MEMORY_CREATED, MEMORY_RATED
 from memories.selectors import Unrated, memories_unrated
 from runtime.engine.ahead.schedule import Resident
 from runtime.engine.decide import agents_read
+from runtime.models import StagedCommit
 from world.models import Agent, Simulation
 
 

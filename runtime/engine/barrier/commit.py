@@ -10,10 +10,10 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
-from agents.models import Decision
 from runtime.commit_context import CommitContext, NotReady
 from runtime.decisions import Staged
 from runtime.dispatch import Tick, TickCommit, send_on_commit
+from runtime.models import Decision
 from runtime.rules import AFTER_COMMIT, COMMIT_RULES
 from world.eventlog import EventDraft, events_append
 from world.events import simulation_stepped

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents.models import Decision
 from agents.reflection.models import JobStatus, ReflectionJob
 from runtime import engine
+from runtime.models import Decision
 from runtime.workerproc import private_worker
 from tests.model_server import ModelServer
 from tests.runtime import workers

@@ -11,12 +11,12 @@ from django.db import connection
 
 from agents.cognition import StepContext, cognition_register
 from agents.cognition.minimal import MinimalCognition
-from agents.models import Decision
 from agents.services import simulation_create_from_base
 from runtime import engine, work
 from runtime.dispatch import Tick, TickCommit, Work
 from runtime.engine import barrier
 from runtime.engine.choice import engine_tick
+from runtime.models import Decision
 from tests.factories import N3
 from world.eventlog import EventDraft, simulation_fork, simulation_rebuild, simulation_snapshot
 from world.models import Agent, Event, Simulation, SimulationStatus

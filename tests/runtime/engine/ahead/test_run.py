@@ -9,7 +9,6 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 
 from agents.cognition import objects_by_arena
-from agents.models import StagedCommit
 from agents.services import simulation_create_from_base
 from llm.policy_server import PolicyServer
 from runtime import engine
@@ -20,6 +19,7 @@ from runtime.dispatch import RecordingBroker, broker_used
 from runtime.engine.ahead import ahead_run
 from runtime.engine.run import simulation_run
 from runtime.leases import ahead_lease
+from runtime.models import StagedCommit
 from tests.factories import N25, SEVEN, three_residents
 from world.eventlog import simulation_rebuild, simulation_snapshot
 from world.models import Agent, Event, Simulation, SimulationStatus

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents.models import Decision
 from runtime.decisions import decisions_store
 from runtime.dispatch import Tick, Work
 from runtime.engine.barrier.commit import hand_on_lost_tick, one_shard, tick_commit
+from runtime.models import Decision
 from tests.factories import unseeded_simulation
 from world.models import Agent, Event, Simulation, SimulationStatus
 

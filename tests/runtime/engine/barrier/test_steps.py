@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from agents.models import Decision
 from runtime.dispatch import Work
 from runtime.engine.barrier.steps import shard_lease, shards_of, tick_start
+from runtime.models import Decision
 from tests.factories import unseeded_simulation
 
 
