@@ -3,7 +3,7 @@
 Agent-steps per second with the offline backend and the minimal cognition, for 25
 residents (base_the_ville_n25) and for 500: the 25 and 475 made up and spread over the
 Ville (`--town spread`, bench.towns), or 19 copies of each at their tiles, named
-"<name> 2" .. "<name> 20" (`--town copies`, as measured before issue 35), added through
+"<name> 2" .. "<name> 20" (`--town copies`, as the earliest figures were measured), added through
 the event log; over 360 steps (one sim hour), through real Celery workers on Redis: one
 worker process, then two. Also the same run in one process without Celery, to show what
 the broker and task overhead cost.

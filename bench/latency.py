@@ -8,7 +8,7 @@ run ahead of each other) through the `openai` backend against the policy server
 `--latency` (default `fixed:1`, one second a call), so the calls are those of an offline
 run; `--residents 500` adds residents made up and spread over the town, homes and
 workplaces drawn from it (`--town spread`, the default, bench.towns), or copies of the 25
-at their tiles (`--town copies`, as the numbers before issue 35 were measured).
+at their tiles (`--town copies`, as the earliest figures were measured).
 `--workers N` (with `--engine ahead`) spreads the groups over N Celery worker processes
 (threads pools; runtime/engine/ahead/spread.py) instead of deciding them in this process.
 Reports the wall time, the calls, how many calls were in flight over the run

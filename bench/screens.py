@@ -3,7 +3,7 @@
 
 A town at a sim time: the whole town, and zoomed in on a sector with the resident nearest
 it in the panel, written to docs/images/<prefix>-town.png and <prefix>-sector.png. The
-defaults are issue 37's: the n25 base (offline backend, the paper's cognition) at 12:00
+defaults: the n25 base (offline backend, the paper's cognition) at 12:00
 on Feb 14, 2023, zoomed on Hobbs Cafe. Without --simulation, makes a simulation of the
 base and runs it there from the base's start (for the n25, 36 sim hours: most of an hour
 on a 2-core machine); with one, it is run on to that time if it is not there yet.

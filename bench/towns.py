@@ -1,5 +1,5 @@
 """Bench towns: more residents for a simulation, as copies of its own or made up and
-spread over its whole town (issue 35).
+spread over its whole town.
 
 `copies_add` stands "<name> 2" .. "<name> k" on the originals' tiles. `residents_spread`
 makes up residents with a home (an arena with a bed) and a workplace (an arena of a

@@ -1,2 +1,2 @@
-"""Integration with other services: API tokens that users manage themselves (issue 34;
-the live stream, webhooks and the client come next)."""
+"""Integration with other services: API tokens that users manage themselves, the live
+stream, webhooks and what the Python client relies on."""

@@ -1,4 +1,4 @@
-"""Calls sent ahead (issue 20): a call whose inputs a step can foresee is made in the
+"""Calls sent ahead: a call whose inputs a step can foresee is made in the
 background, and the step that later makes the same call takes its answer.
 
 `llm_send_ahead(task=..., inputs=..., agent=...)` starts the call now, at background

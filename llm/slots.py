@@ -1,4 +1,4 @@
-"""The model server's slots, shared by every process that calls it (issue 20).
+"""The model server's slots, shared by every process that calls it.
 
 `SMALLVILLE_LLM_SERVER_SLOTS` is how many requests the server takes at once. Several
 Celery workers, each running simulations and their background calls, then keep that

@@ -1,4 +1,4 @@
-"""Calls of one step that do not depend on each other, made at once (issue 20): cognition
+"""Calls of one step that do not depend on each other, made at once: cognition
 says which calls are independent, the model port decides whether they wait together.
 
 A conversation asks how each speaker stands with the other before the first line, and

@@ -1,4 +1,4 @@
-"""The docs name what exists (issue 29): every path into the code that README.md, docs/ or
+"""The docs name what exists: every path into the code that README.md, docs/ or
 a docstring mentions is there, and so is every section they name; every environment
 variable the code reads, and every setting a doc names, is in the one list of settings,
 docs/configuration.md."""

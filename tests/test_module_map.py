@@ -37,7 +37,7 @@ EXCEPTIONS: dict[str, str] = {
         "serves a local GGUF model: tests/local_model start it as a process"
     ),
     "agents.selectors": "read by the API's resident views over HTTP (tests/api/test_residents.py)",
-    "agents.offline.insights": "issue 30 adds its tests (tests/agents/offline)",
+    "agents.offline.insights": "tested through reflection (tests/agents/reflection)",
     "runtime.engine.ahead.run": (
         "the ahead engine's loop (threads, groups, commits), run whole through "
         "runtime.engine.run by tests/runtime/engine/ahead/test_run.py; its parts "

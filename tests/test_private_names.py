@@ -1,4 +1,4 @@
-"""No app imports another's private names (issue 29): a name with a leading underscore is
+"""No app imports another's private names: a name with a leading underscore is
 its module's own, and one app reaching into another's breaks when that module changes."""
 
 from __future__ import annotations

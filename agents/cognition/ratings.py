@@ -1,4 +1,4 @@
-"""Importance ratings off the critical path (issue 20): rated at a fixed later step.
+"""Importance ratings off the critical path: rated at a fixed later step.
 
 A memory a resident's step makes carries a provisional importance (the lexicon's,
 `importance_provisional`) and `rating_due`: its log step plus the simulation's

@@ -1,4 +1,4 @@
-"""API tokens users manage themselves (issue 34 item 4): made with a name and shown once,
+"""API tokens users manage themselves: made with a name and shown once,
 listed without their keys, revoked for good; only the owner sees or revokes one."""
 
 from __future__ import annotations
