@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from playwright.sync_api import Page, expect
-from pytest_django.live_server_helper import LiveServer
+
+from tests.browser.served import LiveServer
 
 from .traffic import Traffic
 
