@@ -24,12 +24,21 @@ class LiveServer(ProductionServer):
 
     _live_server_modified_settings = override_settings()
 
+    @property
+    def queues(self) -> tuple[str, str, str]:
+        return (self.queue, f"{self.queue}.reflection", f"{self.queue}.webhooks")
+
+    def stop(self) -> None:
+        super().stop()
+        with app.connection_for_write() as conn:
+            for name in self.queues:
+                conn.default_channel.queue_delete(name)  # type: ignore[attr-defined]
+
     @contextmanager
     def worker(self, **env: str) -> Iterator[WorkerProcess]:
         """A Celery worker on the server's queue for the block, as `make serve` runs one
         beside it: runs started in the page (or by the test) are advanced. The tasks it
         leaves are purged after it, not left to the next test's worker."""
-        queues = (self.queue, f"{self.queue}.reflection", f"{self.queue}.webhooks")
         worker = WorkerProcess(self.queue, worker_env(env))
         saved = app.conf.task_default_queue
         app.conf.task_default_queue = self.queue  # what the test sends goes there too
@@ -40,5 +49,5 @@ class LiveServer(ProductionServer):
             worker.stop()
             app.conf.task_default_queue = saved
             with app.connection_for_write() as conn:
-                for name in queues:
+                for name in self.queues:
                     conn.default_channel.queue_purge(name)  # type: ignore[attr-defined]
