@@ -10,6 +10,7 @@ from datetime import timedelta
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 from integration.models import NAME_MAX, ApiToken
 
@@ -68,6 +69,12 @@ def api_token_revoke(*, user: User, token_id: int) -> ApiToken:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
     return token
+
+
+def legacy_token_revoke(*, user: User) -> None:
+    """Revoke the user's token of DRF's authtoken: deleted (it has no revoked state), so a
+    request with its key gets 401. Nothing changes if they have none."""
+    Token.objects.filter(user=user).delete()
 
 
 def api_token_user(key: str) -> tuple[AbstractBaseUser, ApiToken] | None:

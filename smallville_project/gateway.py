@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
@@ -36,10 +37,55 @@ Send = Callable[[Message], Coroutine[Any, Any, None]]
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
+# What uvicorn's HTTP/1.1 (h11) sends of a response's head (RFC 9110 5.1, 5.5, 15): a
+# status it knows, a token for each name, visible characters with inner spaces or tabs for
+# each value. Anything else it refuses mid-response and the client gets an empty reply.
+_NAME = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")
+_VALUE = re.compile(rb"[\x21-\x7e\x80-\xff]+(?:[ \t]+[\x21-\x7e\x80-\xff]+)*|")
+# Hop-by-hop headers are the server's to send, not a WSGI application's (PEP 3333).
+_HOP_BY_HOP = frozenset(
+    {b"connection", b"keep-alive", b"proxy-authenticate", b"proxy-authorization", b"te"}
+    | {b"trailers", b"transfer-encoding", b"upgrade"}
+)
+_FAILED = b"Internal Server Error"
+
+
+class ResponseRefused(ValueError):
+    """A WSGI response the server cannot send as it is; the message says why (never a
+    header's value: a cookie's may be a secret)."""
+
+
+def response_start(status: str, headers: list[tuple[str, str]]) -> Message:
+    """The ASGI start of a WSGI response: names and values stripped of surrounding
+    whitespace (Django's WSGI handler gives a Set-Cookie value with a leading space) and
+    lower-cased names; ResponseRefused for what HTTP/1.1 cannot carry."""
+    code = status[:3]
+    if not (code.isdigit() and 200 <= int(code) <= 599):
+        raise ResponseRefused(f"status {status!r}")
+    raw, length = [], None
+    for name, value in headers:
+        try:
+            key = name.strip(" \t").lower().encode("latin-1")
+            text = value.strip(" \t").encode("latin-1")
+        except UnicodeEncodeError:
+            raise ResponseRefused(f"header {name!r}: not latin-1") from None
+        if not _NAME.fullmatch(key):
+            raise ResponseRefused(f"header name {name!r}")
+        if not _VALUE.fullmatch(text):
+            raise ResponseRefused(f"the value of header {name!r}: a control character")
+        if key == b"content-length" and not (text.isdigit() and length in (None, text)):
+            raise ResponseRefused("a Content-Length that is not one number")
+        length = text if key == b"content-length" else length
+        if key not in _HOP_BY_HOP:
+            raw.append((key, text))
+    return {"type": "http.response.start", "status": int(code), "headers": raw}
+
+
 class _Response:
     def __init__(self) -> None:
         self.start: Message = {}
         self.sent = False
+        self.refused = False  # the application's response could not be sent: a 500 instead
 
 
 class Gateway:
@@ -84,23 +130,22 @@ class Gateway:
         def start_response(
             status: str, headers: list[tuple[str, str]], exc_info: Any = None
         ) -> None:
-            raw = [
-                (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers
-            ]
-            response.start = {
-                "type": "http.response.start",
-                "status": int(status[:3]),
-                "headers": raw,
-            }
+            try:
+                response.start = response_start(status, headers)
+            except ResponseRefused as refused:
+                # Not raised: the application's response is still closed (request_finished).
+                where = f"{environ['REQUEST_METHOD']} {environ['PATH_INFO']}"
+                log.error("%s: cannot send %s; answered 500", where, refused)
+                response.start = _start_failed()
+                response.refused = True
 
         try:
             result = self.app(environ, start_response)
         except Exception:  # Django answers its own errors; this is a bug in the gateway's app
             log.exception("the WSGI application raised")
-            start_response("500 Internal Server Error", [("content-type", "text/plain")])
-            result = [b"Internal Server Error"]
+            response.start, result = _start_failed(), [_FAILED]
         try:
-            for chunk in result:
+            for chunk in [_FAILED] if response.refused else result:
                 if not chunk:
                     continue
                 if not response.sent:
@@ -111,6 +156,11 @@ class Gateway:
             close = getattr(result, "close", None)
             if close is not None:
                 close()  # request_finished: the database connection goes back to the pool
+
+
+def _start_failed() -> Message:
+    headers = [(b"content-type", b"text/plain; charset=utf-8")]
+    return {"type": "http.response.start", "status": 500, "headers": headers}
 
 
 async def _body(scope: Scope, receive: Receive) -> bytes | None:

@@ -128,7 +128,7 @@ STATIC_URL = "static/"
 # Not the manifest storage: it makes every page with `{% static %}` a 500 until collectstatic
 # has run (tests and runserver included); without it file names carry no hash, so browsers
 # revalidate after WHITENOISE_MAX_AGE instead of caching forever.
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("SMALLVILLE_STATIC_ROOT") or BASE_DIR / "staticfiles")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

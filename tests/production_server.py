@@ -53,6 +53,15 @@ class ProductionServer:
         }
         self.process: subprocess.Popen[bytes] | None = None
 
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def queue(self) -> str:
+        """The queue its tasks go to (a worker on it runs them)."""
+        return self.env["SMALLVILLE_QUEUE"]
+
     def start(self, timeout: float = 120) -> None:
         self.log.parent.mkdir(exist_ok=True)
         self.process = subprocess.Popen(

@@ -18,6 +18,11 @@ urlpatterns = [
     ),
     path("accounts/tokens/", token_views.tokens, name="tokens"),
     path("accounts/tokens/<int:pk>/revoke/", token_views.token_revoke, name="token-revoke"),
+    path(
+        "accounts/tokens/legacy/revoke/",
+        token_views.token_legacy_revoke,
+        name="token-legacy-revoke",
+    ),
     path("accounts/login/", views.ThrottledLoginView.as_view(), name="login"),
     # Logout is a POST (Django 5): a link cannot log anyone out behind their back.
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

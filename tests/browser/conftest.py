@@ -1,5 +1,6 @@
-"""Browser fixtures: the system's Chromium driven by Playwright against a live server that
-serves static files as production does (collectstatic, then WhiteNoise, DEBUG off).
+"""Browser fixtures: the system's Chromium driven by Playwright against the production
+server (gunicorn and its uvicorn workers, as `make serve` starts them), which serves static
+files as production does (collectstatic, then WhiteNoise, DEBUG off).
 
 Playwright's sync API keeps an asyncio event loop running in the test's thread while it is
 started; Django then refuses database use in that thread (SynchronousOnlyOperation),
@@ -13,24 +14,24 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
 from django.test.utils import override_settings
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
-from pytest_django.live_server_helper import LiveServer
 
+from tests.production_server import served_database_url
+
+from .served import LiveServer
 from .traffic import Traffic
 
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "screens"
-HOST = "127.0.0.1"
 
 
 @pytest.fixture(scope="package")
@@ -45,35 +46,28 @@ def collected_static(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
 
 
 @pytest.fixture(scope="package")
-def live_server(collected_static: Path) -> Iterator[LiveServer]:
-    """pytest-django's live server on 127.0.0.1, without its StaticFilesHandler.
-
-    pytest-django wraps the app in Django's StaticFilesHandler, which serves static files
-    from the apps' folders whatever DEBUG says: the admin would have its CSS even with
-    WhiteNoise gone. Here the app is served as gunicorn serves it, so static files come
-    from WhiteNoise and the collected STATIC_ROOT, with DEBUG off.
-    """
-    from django.test.testcases import LiveServerThread
-
+def live_server(collected_static: Path, django_db_setup: None) -> Iterator[LiveServer]:
+    """The production server on 127.0.0.1 (tests/browser/served.py) on the test database,
+    started once for the package: DEBUG off, static files from WhiteNoise and this run's
+    STATIC_ROOT, the test process's cache key prefix (its workers' leases) and limit on
+    failed logins, a task queue of its own (`live_server.worker()` runs its tasks)."""
     assert not settings.DEBUG
-    server = LiveServer(HOST, start=False)
-    server.thread = LiveServerThread(
-        HOST, static_handler=_NoStaticHandler, connections_override={}, port=0
+    server = LiveServer(
+        {
+            "DATABASE_URL": served_database_url(),
+            "DEBUG": "false",
+            "SMALLVILLE_STATIC_ROOT": str(collected_static),
+            "SMALLVILLE_CACHE_PREFIX": str(settings.CACHES["default"]["KEY_PREFIX"]),
+            "SMALLVILLE_QUEUE": f"smallville-tests-browser-{uuid.uuid4().hex[:8]}",
+            "SMALLVILLE_THROTTLE_AUTH_FAILURES": settings.SMALLVILLE_THROTTLE_AUTH_FAILURES,
+        }
     )
-    server.thread.daemon = True
-    server.start()
-    yield server
-    server.stop()
-
-
-class _NoStaticHandler(WSGIHandler):
-    """Passes every request to the app (LiveServerThread wants a handler class here)."""
-
-    def __init__(self, application: WSGIHandler) -> None:
-        self.application = application  # no load_middleware: the app has its own
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        return self.application(environ, start_response)
+    server.env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the browser's, not the server's
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
 
 
 @contextmanager

@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
-from pytest_django.live_server_helper import LiveServer
+
+from tests.browser.served import LiveServer
 
 from .traffic import Traffic
 

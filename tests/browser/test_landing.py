@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
-from pytest_django.live_server_helper import LiveServer
 
 from agents.services import simulation_create_from_base
+from tests.browser.served import LiveServer
 from tests.factories import N3
 from world.models import Simulation
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
-from pytest_django.live_server_helper import LiveServer
 
 from agents.bases.services import base_shipped
 from tests.browser.drawn import near, pixel, resident_rgb
-from tests.runtime.workers import celery_worker, wait_for
+from tests.browser.served import LiveServer
+from tests.runtime.workers import wait_for
 from world.models import Simulation
 
 from .traffic import Traffic
@@ -55,7 +55,7 @@ def test_a_user_makes_a_village_simulation_opens_and_runs_it(
         assert near(pixel(page, x, y)[:3], resident_rgb(page, i)), name
     artifact(page, "new-simulation-village")
 
-    with celery_worker():
+    with live_server.worker():
         page.fill("#run-steps", "6")
         page.click("#run")
         wait_for(lambda: Simulation.objects.get(pk=made.pk).step == 6, 120, "the run")

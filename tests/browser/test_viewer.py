@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
-from pytest_django.live_server_helper import LiveServer
 
 from agents.events import (
     AGENT_CREATED,
@@ -26,9 +25,10 @@ from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
 from runtime.engine import simulation_run_inline
 from tests.browser.drawn import near, pixel, resident_rgb
+from tests.browser.served import LiveServer
 from tests.browser.traffic import Traffic
 from tests.factories import N3
-from tests.runtime.workers import celery_worker, wait_for
+from tests.runtime.workers import wait_for
 from world.eventlog import EventDraft, events_append
 from world.events import SIMULATION_STEPPED
 from world.models import Event, Simulation
@@ -161,7 +161,7 @@ def test_a_resident_moves_while_a_worker_runs_the_simulation(
     login(page, user, PASSWORD)
     _open(page, live_server, simulation)
     before = _drawn(page)
-    with celery_worker():
+    with live_server.worker():
         page.fill("#run-steps", "40")
         page.click("#run")
         page.wait_for_function("window.smallvilleViewer.shownStep >= 20", timeout=90_000)

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
-from pytest_django.live_server_helper import LiveServer
 
+from tests.browser.served import LiveServer
 from tests.browser.test_viewer import PASSWORD, Artifact, Login, _open, _simulation
-from tests.runtime.workers import celery_worker, wait_for
+from tests.runtime.workers import wait_for
 from world.models import Simulation
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -108,7 +108,7 @@ def test_the_main_controls_work_from_the_keyboard(
     expect(page.locator("#resident-panel")).to_be_hidden()
     assert _active(page) == "map-wrap"
     # Run, Pause and Resume, on a real worker.
-    with celery_worker():
+    with live_server.worker():
         _tab_to(page, "run-steps", "Shift+Tab")
         page.keyboard.press("Control+a")
         page.keyboard.type("2000")

@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page
-from pytest_django.live_server_helper import LiveServer
 
 from agents.events import AGENT_CREATED, AGENT_MOVED, agent_acting, conversation_held
 from agents.models import Conversation
+from tests.browser.served import LiveServer
 from tests.browser.test_viewer import PASSWORD, Login, _open, _scrub, _simulation
-from tests.runtime.workers import celery_worker
 from world.eventlog import EventDraft, events_append
 from world.events import SIMULATION_STEPPED
 from world.models import Event, Simulation
@@ -166,7 +165,7 @@ def test_clock_map_panels_and_lists_agree_live_and_in_replay(
     samples: list[dict[str, Any]] = []
     # A live run on a real worker: sampled as it goes, each sample against the log.
     run_steps = 30
-    with celery_worker():
+    with live_server.worker():
         page.fill("#run-steps", str(run_steps))
         page.click("#run")
         for _ in range(600):

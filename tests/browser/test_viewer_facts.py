@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page
-from pytest_django.live_server_helper import LiveServer
 
 from agents.services import simulation_create_from_base
 from evaluations.fact_selectors import fact_holders, facts_named
@@ -19,6 +18,7 @@ from memories.services import MemoryDraft, memories_create
 from runtime.engine import simulation_run_inline
 from runtime.scenarios import scenario_add
 from tests.browser.drawn import near, pixel
+from tests.browser.served import LiveServer
 from tests.browser.test_viewer import PASSWORD, _open, _scrub, _settled
 from tests.factories import N3
 from world.models import Simulation

@@ -11,14 +11,13 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page
-from pytest_django.live_server_helper import LiveServer
 
 from agents.events import agent_acting
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.drawn import near, pixel, resident_rgb
+from tests.browser.served import LiveServer
 from tests.browser.test_viewer import PASSWORD, Artifact, Login, _open, _settled, _simulation
 from tests.browser.traffic import Traffic
-from tests.runtime.workers import celery_worker
 from world.eventlog import events_append, events_append_steps
 from world.events import simulation_stepped
 from world.models import Simulation
@@ -82,7 +81,7 @@ def test_the_clock_keeps_up_with_a_live_run(
     _open(page, live_server, simulation)
     samples: list[dict[str, float]] = []
     # The engine that runs residents ahead commits the steps it catches up on at once.
-    with celery_worker(SMALLVILLE_ENGINE="ahead"):
+    with live_server.worker(SMALLVILLE_ENGINE="ahead"):
         page.fill("#run-steps", str(RUN_STEPS))
         page.click("#run")
         started = time.monotonic()

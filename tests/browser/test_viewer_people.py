@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
-from pytest_django.live_server_helper import LiveServer
 
 from agents.events import agent_acting
 from tests.browser.drawn import near, pixel
+from tests.browser.served import LiveServer
 from tests.browser.test_viewer import PASSWORD, Artifact, Login, _open, _settled, _simulation
 from world.eventlog import events_append
 from world.models import Event

@@ -11,7 +11,6 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models import Sum
 from playwright.sync_api import Page
-from pytest_django.live_server_helper import LiveServer
 from rest_framework.test import APIClient
 
 from agents.services import simulation_create_from_base
@@ -19,6 +18,7 @@ from llm.importance import IMPORTANCE
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from llm.port import llm_run
+from tests.browser.served import LiveServer
 from tests.factories import N3
 
 PASSWORD = "alice-password-1"

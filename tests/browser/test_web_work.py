@@ -7,13 +7,12 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
-from pytest_django.live_server_helper import LiveServer
 
 from agents.services import simulation_create_from_base
 from evaluations.models import Evaluation, EvaluationStatus
 from runtime.engine import simulation_run_inline
+from tests.browser.served import LiveServer
 from tests.factories import N3
-from tests.runtime.workers import celery_worker
 from world.models import Event, Simulation, SimulationStatus
 
 from .traffic import Traffic
@@ -45,7 +44,7 @@ def test_fork_at_the_step_shown_and_evaluate_from_the_viewer(
     # Evaluate at the step shown: the worker runs it, the list links its report.
     page.click("#evaluations-panel summary")
     page.uncheck("#evaluate input[value=relationships]")
-    with celery_worker():
+    with live_server.worker():
         page.click("#evaluate button[type=submit]")
         row = page.locator("#evaluations li[data-number='1']")
         expect(row).to_have_attribute("data-status", "done", timeout=120_000)

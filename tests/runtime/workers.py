@@ -32,19 +32,24 @@ def celery_worker(**extra_env: str) -> Iterator[WorkerProcess]:
 def celery_workers(
     concurrency: int, extra_env: dict[str, str], pool: str = "prefork"
 ) -> Iterator[WorkerProcess]:
-    """A worker that redelivers a dead worker's tasks after 3 s instead of minutes..."""
-    env = {
+    """A worker (`worker_env`) on a private queue."""
+    with private_worker(worker_env(extra_env), concurrency, pool) as worker:
+        yield worker
+
+
+def worker_env(extra_env: dict[str, str]) -> dict[str, str]:
+    """A test worker's: the test database, and a dead worker's tasks redelivered after 3 s
+    instead of minutes..."""
+    return {
         "DATABASE_URL": test_database_url(),
         "SMALLVILLE_VISIBILITY_TIMEOUT": "3",
         "SMALLVILLE_RESTORE_INTERVAL": "1",
         "SMALLVILLE_RESTORE_THROTTLE": "1",
-        # ... and resumes a run whose tick was lost within seconds, not minutes.
+        # ... and a run whose tick was lost resumed within seconds, not minutes.
         "SMALLVILLE_STALL_SECONDS": "5",
         "SMALLVILLE_WATCHDOG_SECONDS": "1",
         **extra_env,
     }
-    with private_worker(env, concurrency, pool) as worker:
-        yield worker
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:

@@ -4,9 +4,10 @@ follow its events live, and interview a resident.
     pip install -e clients/python
     python clients/python/examples/quickstart.py --url http://127.0.0.1:8000 --token sv_...
 
-(or set SMALLVILLE_URL and SMALLVILLE_TOKEN). The server needs a worker to run the
-simulation: `make serve` starts both. CI runs this script against the production server
-(tests/clients/test_quickstart.py)."""
+(or set SMALLVILLE_URL and SMALLVILLE_TOKEN). The token is a key of yours: in the service's
+checkout, `.venv/bin/python manage.py make_token <user> --name quickstart` prints one. The
+server needs a worker to run the simulation: `make serve` starts both. CI runs this script
+against the production server (tests/clients/test_quickstart.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,10 @@ def main() -> None:
     parser.add_argument("--cognition", help="'paper' (the server's default) or 'minimal'")
     args = parser.parse_args()
     if not args.token:
-        parser.error("an API token: --token or SMALLVILLE_TOKEN")
+        parser.error(
+            "an API token: --token or SMALLVILLE_TOKEN (`manage.py make_token <user> --name"
+            " quickstart` in the service's checkout prints one)"
+        )
 
     client = Client(args.url, args.token)
     config = {"cognition": args.cognition} if args.cognition else None
