@@ -57,8 +57,8 @@ SMITH, HERBALIST, BAKER = "Fenwick Dory", "Ottilie Brask", "Marigold Esk"
 # Step 0 is 07:00 on 3 June 2024; a step is five sim minutes.
 START = datetime(2024, 6, 3, 7, tzinfo=UTC)
 SEC_PER_STEP = 300
-# Tiles inside each place, away from its label tile.
-FORGE_TILE, GREEN_TILE, APOTHECARY_TILE = (2, 1), (9, 8), (15, 2)
+# Tiles the smith walks to: on the green, then in the apothecary.
+GREEN_TILE, APOTHECARY_TILE = (9, 8), (15, 2)
 
 
 def _resident(name: str, home: str, trade: str) -> dict[str, Any]:

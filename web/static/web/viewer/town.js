@@ -7,6 +7,10 @@ const WALL = "#3d4247";
 const GROUND = "#cfe0b4";
 const MOVE_MS = 450;
 const MAX_TILE = 32;
+// A small town fits its box with tiles larger than MAX_TILE: `+` still zooms it, to this
+// many times its fit.
+const MAX_ZOOM = 3;
+const RADIUS_MAX = 26; // pixels: a figure 52 wide and 73 tall
 // The largest canvas side, in device pixels, that Chromium copies faithfully: a map canvas
 // wider than this was drawn shifted and smeared (headless, 1440 px wide, zoomed all in).
 const MAX_CANVAS = 4096;
@@ -16,6 +20,11 @@ export const EMOJI_FONT = '"Smallville Emoji", "Noto Color Emoji", "Apple Color 
 // Which names are laid out first: sectors when zoomed out, arenas from this tile size on.
 const ARENAS_FROM = 9;
 const ARENAS_FIRST_FROM = 16;
+// Place names: as large as the tile says, within these sizes (px), shrunk or wrapped to fit
+// inside their place; drawn over the residents on a light backdrop, so none hides one.
+const LABEL_MIN = 8;
+const LABEL_MAX = 16;
+const LABEL_BACKDROP = "rgba(255, 255, 255, 0.78)";
 
 // Run-length decoding: value, count, value, count, ... (as /api/towns/{id}/map/ sends).
 export function decodeRuns(runs, size) {
@@ -65,6 +74,39 @@ function areas(layer, count) {
   return out;
 }
 
+// Each place's extent in tiles, {x0, y0, x1, y1} (x1, y1 past its last tile), or null.
+function extents(layer, count, width) {
+  const out = new Array(count).fill(null);
+  layer.forEach((v, i) => {
+    if (!v) return;
+    const x = i % width;
+    const y = (i - x) / width;
+    const e = out[v - 1];
+    if (!e) out[v - 1] = { x0: x, y0: y, x1: x + 1, y1: y + 1 };
+    else {
+      e.x0 = Math.min(e.x0, x);
+      e.y0 = Math.min(e.y0, y);
+      e.x1 = Math.max(e.x1, x + 1);
+      e.y1 = Math.max(e.y1, y + 1);
+    }
+  });
+  return out;
+}
+
+// A name as lines of at most `most` pixels: itself, else cut in two at the space that
+// makes the longer line shortest; null if a line is still too long.
+function wrapped(g, name, most) {
+  if (g.measureText(name).width <= most) return [name];
+  let best = null;
+  let bestWidth = Infinity;
+  for (let at = name.indexOf(" "); at > 0; at = name.indexOf(" ", at + 1)) {
+    const lines = [name.slice(0, at), name.slice(at + 1)];
+    const width = Math.max(...lines.map((line) => g.measureText(line).width));
+    if (width < bestWidth) [best, bestWidth] = [lines, width];
+  }
+  return bestWidth <= most ? best : null;
+}
+
 export class TownView {
   constructor(canvas, map) {
     this.canvas = canvas;
@@ -76,6 +118,8 @@ export class TownView {
     this.arenaOf = decodeRuns(map.arena_tiles, size);
     this.sectorArea = areas(this.sectorOf, map.sectors.length);
     this.arenaArea = areas(this.arenaOf, map.arenas.length);
+    this.sectorExtent = extents(this.sectorOf, map.sectors.length, map.width);
+    this.arenaExtent = extents(this.arenaOf, map.arenas.length, map.width);
     this.residents = [];
     this.drawn = []; // where each resident was last drawn (null: not drawn), for clicks
     this.links = [];
@@ -94,7 +138,10 @@ export class TownView {
 
   setScale(tile) {
     const ratio = window.devicePixelRatio || 1;
-    const most = Math.min(MAX_TILE, Math.floor(MAX_CANVAS / ratio / Math.max(this.map.width, this.map.height)));
+    const most = Math.min(
+      Math.max(MAX_TILE, this.fitTile * MAX_ZOOM),
+      Math.floor(MAX_CANVAS / ratio / Math.max(this.map.width, this.map.height)),
+    );
     this.tile = Math.min(Math.max(most, this.fitTile), Math.max(this.fitTile, tile));
     const w = this.map.width * this.tile;
     const h = this.map.height * this.tile;
@@ -157,64 +204,111 @@ export class TownView {
       for (const [x, y] of object.tiles) g.fillRect(x * t + t * 0.2, y * t + t * 0.2, t * 0.6, t * 0.6);
     }
     this.labels = this.layoutLabels(g);
-    g.textAlign = "center";
-    g.textBaseline = "alphabetic";
-    g.lineWidth = 3;
-    g.strokeStyle = "rgba(255, 255, 255, 0.85)";
-    for (const label of this.labels) {
-      g.font = label.font;
-      g.fillStyle = label.kind === "sector" ? "#1f2a2e" : "#394046";
-      g.strokeText(label.name, label.textX, label.textY);
-      g.fillText(label.name, label.textX, label.textY);
-    }
+    this.labelLayer = this.drawLabels();
     return off;
   }
 
-  // The place names to draw, each at its label tile or a little off it, none over another
-  // (boxes measured as drawn, with their white outline): sectors when zoomed out, arenas
-  // too as one zooms in (first from ARENAS_FIRST_FROM), larger places first; a name with
-  // no free spot is left out.
+  // The names on a canvas of their own, copied over the residents each frame: each on its
+  // backdrop, its lines centred.
+  drawLabels() {
+    const layer = document.createElement("canvas");
+    layer.width = this.map.width * this.tile * this.ratio;
+    layer.height = this.map.height * this.tile * this.ratio;
+    const g = layer.getContext("2d");
+    g.scale(this.ratio, this.ratio);
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    for (const label of this.labels) {
+      g.fillStyle = LABEL_BACKDROP;
+      g.fillRect(label.x, label.y, label.w, label.h);
+      g.font = label.font;
+      g.fillStyle = label.kind === "sector" ? "#1f2a2e" : "#394046";
+      label.lines.forEach((line, k) => {
+        g.fillText(line, label.x + label.w / 2, label.y + label.pad + (k + 0.5) * label.lineHeight);
+      });
+    }
+    return layer;
+  }
+
+  // The place names to draw, none over another (boxes measured as drawn, with their
+  // backdrop): sectors when zoomed out, arenas too as one zooms in (first from
+  // ARENAS_FIRST_FROM), larger places first. Each stays inside its place: its size follows
+  // the tile's, shrunk or cut in two lines where the place is narrow, at its label tile or
+  // elsewhere inside the place when that spot is taken; a name with no room is left out.
   layoutLabels(g) {
     const t = this.tile;
-    const size = Math.max(8, Math.round(t * 1.1));
-    const kinds = [["sector", this.map.sectors, this.sectorArea, `bold ${size + 2}px system-ui`]];
+    const size = Math.min(LABEL_MAX, Math.max(LABEL_MIN, Math.round(t * 1.1)));
+    const kinds = [["sector", this.map.sectors, this.sectorArea, this.sectorExtent, "bold ", size + 2]];
     if (t >= ARENAS_FROM) {
-      const arenas = ["arena", this.map.arenas, this.arenaArea, `${size}px system-ui`];
+      const arenas = ["arena", this.map.arenas, this.arenaArea, this.arenaExtent, "", size];
       if (t >= ARENAS_FIRST_FROM) kinds.unshift(arenas);
       else kinds.push(arenas);
     }
-    const width = this.map.width * t;
-    const height = this.map.height * t;
-    const pad = 2; // half the outline, and a pixel between names
+    const pad = 2; // around the text, inside the backdrop
     const placed = [];
-    g.textAlign = "center"; // as drawn: the measures are from the anchor
-    g.textBaseline = "alphabetic";
-    for (const [kind, places, area, font] of kinds) {
-      g.font = font;
+    g.textAlign = "center"; // as drawn
+    for (const [kind, places, area, extent, weight, largest] of kinds) {
       const order = places.map((_, i) => i).sort((a, b) => area[b] - area[a]);
       for (const i of order) {
-        const place = places[i];
-        if (!area[i]) continue;
-        const m = g.measureText(place.name);
-        const w = m.actualBoundingBoxLeft + m.actualBoundingBoxRight + 2 * pad;
-        const h = m.actualBoundingBoxAscent + m.actualBoundingBoxDescent + 2 * pad;
-        const cx = (place.label_tile[0] + 0.5) * t;
-        const cy = (place.label_tile[1] + 0.5) * t;
-        const spots = [[0, 0], [0, -h], [0, h], [-w / 2, 0], [w / 2, 0], [0, -2 * h], [0, 2 * h]];
-        for (const [dx, dy] of spots) {
-          const x = Math.min(Math.max(0, cx + dx - w / 2), width - w);
-          const y = Math.min(Math.max(0, cy + dy - h / 2), height - h);
-          const box = { name: place.name, kind, font, x, y, w, h };
-          if (placed.some((other) => overlaps(box, other))) continue;
-          // The text's anchor (centre, baseline) inside its measured box.
-          box.textX = x + pad + m.actualBoundingBoxLeft;
-          box.textY = y + pad + m.actualBoundingBoxAscent;
-          placed.push(box);
-          break;
-        }
+        const e = extent[i];
+        if (!area[i] || !e) continue;
+        const [x0, y0] = [Math.ceil(e.x0 * t), Math.ceil(e.y0 * t)]; // whole pixels inside it
+        const room = { x: x0, y: y0, w: Math.floor(e.x1 * t) - x0, h: Math.floor(e.y1 * t) - y0 };
+        const shape = this.labelShape(g, places[i].name, weight, largest, room, pad);
+        if (!shape) continue;
+        const [lx, ly] = places[i].label_tile;
+        const box = this.labelSpot(shape, room, (lx + 0.5) * t, (ly + 0.5) * t, placed);
+        if (box) placed.push({ name: places[i].name, kind, ...shape, ...box, room });
       }
     }
     return placed;
+  }
+
+  // The largest font (from `largest` down to LABEL_MIN) at which the name fits `room`, on
+  // one line or two: {font, lines, lineHeight, pad, w, h}, or null.
+  labelShape(g, name, weight, largest, room, pad) {
+    for (let size = largest; size >= LABEL_MIN; size--) {
+      const font = `${weight}${size}px system-ui`;
+      g.font = font;
+      const lines = wrapped(g, name, room.w - 2 * pad);
+      if (!lines) continue;
+      const lineHeight = Math.ceil(size * 1.2);
+      const w = Math.ceil(Math.max(...lines.map((line) => g.measureText(line).width))) + 2 * pad;
+      const h = lines.length * lineHeight + 2 * pad;
+      if (w <= room.w && h <= room.h) return { font, lines, lineHeight, pad, w, h };
+    }
+    return null;
+  }
+
+  // Where a name's box goes inside its place: centred on its label tile, else the free
+  // spot nearest it on a grid over the place; null when every spot meets a name placed.
+  labelSpot(shape, room, cx, cy, placed) {
+    const { w, h } = shape;
+    // On whole pixels, so the backdrop covers its box to the edge.
+    const within = (x, y) => ({
+      x: Math.min(Math.max(Math.ceil(room.x), Math.round(x - w / 2)), Math.floor(room.x + room.w - w)),
+      y: Math.min(Math.max(Math.ceil(room.y), Math.round(y - h / 2)), Math.floor(room.y + room.h - h)),
+      w,
+      h,
+    });
+    const spots = [within(cx, cy)];
+    const stepX = Math.max(w / 2, room.w / 8);
+    const stepY = Math.max(h, room.h / 8);
+    for (let y = room.y + h / 2; y <= room.y + room.h - h / 2 + 0.5; y += stepY) {
+      for (let x = room.x + w / 2; x <= room.x + room.w - w / 2 + 0.5; x += stepX) spots.push(within(x, y));
+    }
+    const distance = (b) => (b.x + w / 2 - cx) ** 2 + (b.y + h / 2 - cy) ** 2;
+    spots.sort((a, b) => distance(a) - distance(b));
+    return spots.find((box) => !placed.some((other) => overlaps(box, other))) || null;
+  }
+
+  // The address of the place at a tile, as the API names a resident's place: its arena,
+  // else its sector, else the world.
+  placeAt(x, y) {
+    if (x < 0 || y < 0 || x >= this.map.width || y >= this.map.height) return this.map.world_name;
+    const i = y * this.map.width + x;
+    const place = this.map.arenas[this.arenaOf[i] - 1] || this.map.sectors[this.sectorOf[i] - 1];
+    return place ? place.address : this.map.world_name;
   }
 
   // New tiles for the residents: each walks from where it is drawn now.
@@ -269,7 +363,9 @@ export class TownView {
     g.drawImage(this.background, 0, 0, this.map.width * t, this.map.height * t);
     if (this.heat) this.drawHeat(g, t);
     let moving = false;
-    const radius = t * 1.1; // a resident's size scales with the map (people.js)
+    // A resident's size scales with the map (people.js), up to RADIUS_MAX: on a small
+    // town's large tiles a figure would fill a room.
+    const radius = Math.min(RADIUS_MAX, t * 1.1);
     // Residents not in the town at the step shown (not arrived yet, or left) are not drawn.
     const where = this.residents.map((r) => {
       if (!r.present) return null;
@@ -303,7 +399,8 @@ export class TownView {
     for (const i of order) {
       if (this.residents[i].emoji) g.fillText(this.residents[i].emoji, where[i][0] + radius * 1.3, where[i][1] - radius * 1.3);
     }
-    this.captions = t >= CAPTIONS_FROM ? drawCaptions(g, this.residents, where, radius, this.selected, this.labels) : [];
+    g.drawImage(this.labelLayer, 0, 0, this.map.width * t, this.map.height * t);
+    this.captions = t >= CAPTIONS_FROM ? drawCaptions(g, this.residents, where, radius, this.selected, this.labels, this.map.width * t, this.map.height * t) : [];
     for (const { i, text } of this.bubbles || []) if (where[i]) this.bubble(g, where[i], radius, text);
     this.drawn = where;
     this.radius = radius;
