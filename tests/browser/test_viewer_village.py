@@ -146,7 +146,8 @@ def test_place_names_fit_their_places_and_no_figure_hides_one(
         view = _view(page)
         labels, t = view["labels"], view["tile"]
         # Every place named, whole, inside its place; none over another.
-        assert {(b["kind"], " ".join(b["lines"])) for b in labels} == set(extents), zoom
+        assert {(b["kind"], b["name"]) for b in labels} == set(extents), zoom
+        assert all(" ".join(b.get("lines", [b["name"]])) == b["name"] for b in labels)
         assert _overlapping(labels) == [], zoom
         for b in labels:
             x0, y0, x1, y1 = extents[(b["kind"], b["name"])]
