@@ -40,7 +40,7 @@ def plan_tree(
     the plan as it stood at that step: the items made by then, dropped or not as then.
     """
     start, end = sim_day_bounds(day)
-    items = list(
+    items: list[PlanItem] = list(
         PlanItem.objects.filter(agent=agent)
         .alias(root_start=Coalesce("parent__parent__start", "parent__start", "start"))
         .filter(root_start__gte=start, root_start__lt=end)

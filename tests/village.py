@@ -5,12 +5,13 @@ written to its log by hand (so no model and no run)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.models import User
 
 from agents.bases.services import base_create
 from agents.events import agent_moved, plan_made, plan_revised
+from agents.payloads import PlanItemPayload
 from agents.services import simulation_create_from_base
 from world.eventlog import EventDraft, events_append_steps
 from world.events import simulation_stepped
@@ -93,17 +94,20 @@ def village_simulation(owner: User) -> Simulation:
     )
 
 
-def item(level: str, description: str, at: str, minutes: int, **more: Any) -> dict[str, Any]:
+def item(level: str, description: str, at: str, minutes: int, **more: Any) -> PlanItemPayload:
     """A plan item starting at `at` (HH:MM) on the village's first day."""
     hour, minute = (int(v) for v in at.split(":"))
     start = START.replace(hour=hour, minute=minute)
-    return {
-        "level": level,
-        "description": description,
-        "start": start.isoformat(),
-        "duration_minutes": minutes,
-        **more,
-    }
+    return cast(
+        PlanItemPayload,
+        {
+            "level": level,
+            "description": description,
+            "start": start.isoformat(),
+            "duration_minutes": minutes,
+            **more,
+        },
+    )
 
 
 # The smith's morning: a day item, an hour block and its actions (made at step 1); at
