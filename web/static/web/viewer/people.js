@@ -27,8 +27,8 @@ const OUTLINE = "#1f2a2e";
 // resident stands at (the middle of the torso) falls.
 export const SPRITE_W = 10;
 export const SPRITE_H = 14;
-const CENTRE_X = 5;
-const CENTRE_Y = 8;
+export const CENTRE_X = 5;
+export const CENTRE_Y = 8;
 // A figure pixel is this share of a resident's radius (the sprite is 2 radii wide).
 export const PIXEL = 0.2;
 // A ring (colour by fact) around a resident: this many radii from its point, behind it.

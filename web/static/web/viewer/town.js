@@ -1,7 +1,7 @@
 // Drawing the town on a <canvas>: the map from its layers (once, to an offscreen canvas),
 // then the residents each frame (people.js), moving smoothly from tile to tile.
 
-import { CAPTIONS_FROM, PIXEL, drawCaptions, drawPerson, lookOf } from "./people.js";
+import { CAPTIONS_FROM, CENTRE_X, CENTRE_Y, PIXEL, SPRITE_H, SPRITE_W, drawCaptions, drawPerson, lookOf } from "./people.js";
 
 const WALL = "#3d4247";
 const GROUND = "#cfe0b4";
@@ -21,10 +21,10 @@ export const EMOJI_FONT = '"Smallville Emoji", "Noto Color Emoji", "Apple Color 
 const ARENAS_FROM = 9;
 const ARENAS_FIRST_FROM = 16;
 // Place names: as large as the tile says, within these sizes (px), shrunk or wrapped to fit
-// inside their place; drawn over the residents on a light backdrop, so none hides one.
+// inside their place, on a light backdrop, placed where no resident stands.
 const LABEL_MIN = 8;
 const LABEL_MAX = 16;
-const LABEL_BACKDROP = "rgba(255, 255, 255, 0.78)";
+const LABEL_BACKDROP = "rgba(255, 255, 255, 0.85)";
 
 // Run-length decoding: value, count, value, count, ... (as /api/towns/{id}/map/ sends).
 export function decodeRuns(runs, size) {
@@ -203,18 +203,65 @@ export class TownView {
     for (const object of this.map.objects) {
       for (const [x, y] of object.tiles) g.fillRect(x * t + t * 0.2, y * t + t * 0.2, t * 0.6, t * 0.6);
     }
-    this.labels = this.layoutLabels(g);
-    this.labelLayer = this.drawLabels();
+    this.labelPlaces = this.layoutLabels(g);
+    this.labelLayer = document.createElement("canvas");
+    this.labelLayer.width = off.width;
+    this.labelLayer.height = off.height;
+    this.placeLabels(this.standing());
     return off;
   }
 
-  // The names on a canvas of their own, copied over the residents each frame: each on its
-  // backdrop, its lines centred.
+  // Where each resident in the town stands once its walk ends (fanned out as drawn): the
+  // boxes of their figures, in CSS pixels.
+  standing() {
+    const t = this.tile;
+    const where = this.residents.map((r) => (r.present && r.x !== undefined ? [(r.x + 0.5) * t, (r.y + 0.5) * t] : null));
+    fanOut(where, this.size);
+    const u = this.size * PIXEL;
+    return where.filter(Boolean).map(([x, y]) => ({ x: x - CENTRE_X * u, y: y - CENTRE_Y * u, w: SPRITE_W * u, h: (SPRITE_H + 1) * u }));
+  }
+
+  // The residents' size (people.js): with the map's, up to RADIUS_MAX, as on a small
+  // town's large tiles a figure would fill a room.
+  get size() {
+    return Math.min(RADIUS_MAX, this.tile * 1.1);
+  }
+
+  // Each name at a spot where no figure stands (`figures`): the one it has while it stays
+  // free, else the free one nearest its label tile at its largest size, else at a smaller
+  // size; where none is free of figures, at the spot it would have without them (the
+  // figure in front). None over another; a name with no spot free of names is left out.
+  // `town.labels` are the boxes.
+  placeLabels(figures) {
+    const placed = [];
+    for (const name of this.labelPlaces) {
+      const near = figures.filter((f) => overlaps(f, name.room));
+      const free = (box) => !placed.some((other) => overlaps(box, other));
+      const clear = (box) => free(box) && !near.some((f) => overlaps(box, f));
+      let at = name.at && clear(name.at) ? name.at : null;
+      for (const option of name.options) at ||= option.spots.find(clear);
+      for (const option of name.options) at ||= option.spots.find(free);
+      name.at = at || null;
+      if (name.at) placed.push({ name: name.name, kind: name.kind, ...name.at, room: name.room });
+    }
+    this.labels = placed;
+    this.drawLabels();
+  }
+
+  // Whether a figure now stands on a name: then the names are placed again.
+  relabel() {
+    if (!this.labelPlaces) return;
+    const figures = this.standing();
+    if (this.labels.some((l) => figures.some((f) => overlaps(l, f)))) this.placeLabels(figures);
+  }
+
+  // The names on a canvas of their own, copied under the residents each frame (and again
+  // when they move): each on its backdrop, its lines centred.
   drawLabels() {
-    const layer = document.createElement("canvas");
-    layer.width = this.map.width * this.tile * this.ratio;
-    layer.height = this.map.height * this.tile * this.ratio;
+    const layer = this.labelLayer;
     const g = layer.getContext("2d");
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, layer.width, layer.height);
     g.scale(this.ratio, this.ratio);
     g.textAlign = "center";
     g.textBaseline = "middle";
@@ -227,14 +274,13 @@ export class TownView {
         g.fillText(line, label.x + label.w / 2, label.y + label.pad + (k + 0.5) * label.lineHeight);
       });
     }
-    return layer;
   }
 
-  // The place names to draw, none over another (boxes measured as drawn, with their
-  // backdrop): sectors when zoomed out, arenas too as one zooms in (first from
+  // The place names to draw, in the order they are placed (boxes measured as drawn, with
+  // their backdrop): sectors when zoomed out, arenas too as one zooms in (first from
   // ARENAS_FIRST_FROM), larger places first. Each stays inside its place: its size follows
-  // the tile's, shrunk or cut in two lines where the place is narrow, at its label tile or
-  // elsewhere inside the place when that spot is taken; a name with no room is left out.
+  // the tile's, shrunk or cut in two lines where the place is narrow; its spots are inside
+  // the place, nearest its label tile first. A name with no room is left out.
   layoutLabels(g) {
     const t = this.tile;
     const size = Math.min(LABEL_MAX, Math.max(LABEL_MIN, Math.round(t * 1.1)));
@@ -245,7 +291,7 @@ export class TownView {
       else kinds.push(arenas);
     }
     const pad = 2; // around the text, inside the backdrop
-    const placed = [];
+    const names = [];
     g.textAlign = "center"; // as drawn
     for (const [kind, places, area, extent, weight, largest] of kinds) {
       const order = places.map((_, i) => i).sort((a, b) => area[b] - area[a]);
@@ -254,19 +300,20 @@ export class TownView {
         if (!area[i] || !e) continue;
         const [x0, y0] = [Math.ceil(e.x0 * t), Math.ceil(e.y0 * t)]; // whole pixels inside it
         const room = { x: x0, y: y0, w: Math.floor(e.x1 * t) - x0, h: Math.floor(e.y1 * t) - y0 };
-        const shape = this.labelShape(g, places[i].name, weight, largest, room, pad);
-        if (!shape) continue;
         const [lx, ly] = places[i].label_tile;
-        const box = this.labelSpot(shape, room, (lx + 0.5) * t, (ly + 0.5) * t, placed);
-        if (box) placed.push({ name: places[i].name, kind, ...shape, ...box, room });
+        const options = this.labelShapes(g, places[i].name, weight, largest, room, pad).map((shape) => ({
+          spots: this.labelSpots(shape, room, (lx + 0.5) * t, (ly + 0.5) * t).map((box) => ({ ...shape, ...box })),
+        }));
+        if (options.length) names.push({ name: places[i].name, kind, room, options, at: null });
       }
     }
-    return placed;
+    return names;
   }
 
-  // The largest font (from `largest` down to LABEL_MIN) at which the name fits `room`, on
-  // one line or two: {font, lines, lineHeight, pad, w, h}, or null.
-  labelShape(g, name, weight, largest, room, pad) {
+  // The fonts (from `largest` down to LABEL_MIN) at which the name fits `room`, on one
+  // line or two, largest first: [{font, lines, lineHeight, pad, w, h}].
+  labelShapes(g, name, weight, largest, room, pad) {
+    const shapes = [];
     for (let size = largest; size >= LABEL_MIN; size--) {
       const font = `${weight}${size}px system-ui`;
       g.font = font;
@@ -275,14 +322,14 @@ export class TownView {
       const lineHeight = Math.ceil(size * 1.2);
       const w = Math.ceil(Math.max(...lines.map((line) => g.measureText(line).width))) + 2 * pad;
       const h = lines.length * lineHeight + 2 * pad;
-      if (w <= room.w && h <= room.h) return { font, lines, lineHeight, pad, w, h };
+      if (w <= room.w && h <= room.h) shapes.push({ font, lines, lineHeight, pad, w, h });
     }
-    return null;
+    return shapes;
   }
 
-  // Where a name's box goes inside its place: centred on its label tile, else the free
-  // spot nearest it on a grid over the place; null when every spot meets a name placed.
-  labelSpot(shape, room, cx, cy, placed) {
+  // Where a name's box may go inside its place: centred on its label tile, then the spots
+  // of a grid over the place, nearest it first.
+  labelSpots(shape, room, cx, cy) {
     const { w, h } = shape;
     // On whole pixels, so the backdrop covers its box to the edge.
     const within = (x, y) => ({
@@ -299,7 +346,7 @@ export class TownView {
     }
     const distance = (b) => (b.x + w / 2 - cx) ** 2 + (b.y + h / 2 - cy) ** 2;
     spots.sort((a, b) => distance(a) - distance(b));
-    return spots.find((box) => !placed.some((other) => overlaps(box, other))) || null;
+    return spots;
   }
 
   // The address of the place at a tile, as the API names a resident's place: its arena,
@@ -340,6 +387,7 @@ export class TownView {
       if (p > i && state.partners[p] === i) this.links.push([i, p]);
       else if (p >= 0 && state.partners[p] !== i) this.links.push([i, p]);
     });
+    this.relabel();
     this.request();
   }
 
@@ -362,10 +410,11 @@ export class TownView {
     g.setTransform(this.ratio, 0, 0, this.ratio, 0, 0);
     g.drawImage(this.background, 0, 0, this.map.width * t, this.map.height * t);
     if (this.heat) this.drawHeat(g, t);
+    // The names under the residents: placed where none stands, so a figure hides a name
+    // only where its place has no room beside it.
+    g.drawImage(this.labelLayer, 0, 0, this.map.width * t, this.map.height * t);
     let moving = false;
-    // A resident's size scales with the map (people.js), up to RADIUS_MAX: on a small
-    // town's large tiles a figure would fill a room.
-    const radius = Math.min(RADIUS_MAX, t * 1.1);
+    const radius = this.size;
     // Residents not in the town at the step shown (not arrived yet, or left) are not drawn.
     const where = this.residents.map((r) => {
       if (!r.present) return null;
@@ -399,7 +448,6 @@ export class TownView {
     for (const i of order) {
       if (this.residents[i].emoji) g.fillText(this.residents[i].emoji, where[i][0] + radius * 1.3, where[i][1] - radius * 1.3);
     }
-    g.drawImage(this.labelLayer, 0, 0, this.map.width * t, this.map.height * t);
     this.captions = t >= CAPTIONS_FROM ? drawCaptions(g, this.residents, where, radius, this.selected, this.labels, this.map.width * t, this.map.height * t) : [];
     for (const { i, text } of this.bubbles || []) if (where[i]) this.bubble(g, where[i], radius, text);
     this.drawn = where;
