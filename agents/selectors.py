@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
-from django.db.models import QuerySet
+from django.db.models import Func, IntegerField, QuerySet
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Coalesce
 
+from agents.events import PLAN_MADE, PLAN_REVISED
 from agents.models import Conversation, PlanItem
-from world.models import Agent, Simulation
+from agents.projections.records import plan_revision_drops
+from world.models import Agent, Event, Simulation
 
 
 @dataclass
@@ -26,22 +29,27 @@ def sim_day_bounds(day: date) -> tuple[datetime, datetime]:
     return midnight, midnight + timedelta(days=1)
 
 
-def plan_tree(*, agent: Agent, day: date, include_superseded: bool = False) -> list[PlanNode]:
+def plan_tree(
+    *, agent: Agent, day: date, include_superseded: bool = False, step: int | None = None
+) -> list[PlanNode]:
     """The agent's plan for a sim day: day items > hour blocks > actions, each in time order.
 
     One query: an item belongs to the day its root (the day item above it) starts on, so an
     action after midnight of a block begun the evening before stays with that evening.
-    Without `include_superseded` the actions a re-plan dropped are left out.
+    Without `include_superseded` the actions a re-plan dropped are left out. With `step`,
+    the plan as it stood at that step: the items made by then, dropped or not as then.
     """
     start, end = sim_day_bounds(day)
-    items = (
+    items: list[PlanItem] = list(
         PlanItem.objects.filter(agent=agent)
         .alias(root_start=Coalesce("parent__parent__start", "parent__start", "start"))
         .filter(root_start__gte=start, root_start__lt=end)
         .order_by("start", "number")
     )
+    if step is not None:
+        items = _plan_at_step(agent=agent, items=items, step=step)
     if not include_superseded:
-        items = items.filter(superseded=False)
+        items = [item for item in items if not item.superseded]
     nodes = {item.pk: PlanNode(item) for item in items}
     roots: list[PlanNode] = []
     for node in nodes.values():
@@ -49,8 +57,43 @@ def plan_tree(*, agent: Agent, day: date, include_superseded: bool = False) -> l
             roots.append(node)
         elif node.item.parent_id in nodes:
             nodes[node.item.parent_id].children.append(node)
-        # else: under a superseded item that was left out, so left out too.
+        # else: under an item that was left out, so left out too.
     return roots
+
+
+def _plan_at_step(*, agent: Agent, items: list[PlanItem], step: int) -> list[PlanItem]:
+    """`items` as they stood at `step`, from the agent's plan.made and plan.revised events up
+    to it: those made since are left out, and each is superseded only if a re-plan by then
+    dropped it (the projection's rule; the rows say only whether one ever did)."""
+    log = Event.objects.filter(
+        simulation_id=agent.simulation_id,
+        agent=agent.name,
+        kind__in=(PLAN_MADE, PLAN_REVISED),
+        step__lte=step,
+    ).order_by("seq")
+    made = 0  # rows are numbered in log order: the items made so far are 1..made
+    revisions: list[tuple[int, datetime, bool]] = []
+    for kind, count, since, rest_of_day in log.values_list(
+        "kind",
+        Func(
+            KeyTransform("items", "payload"),
+            function="jsonb_array_length",
+            output_field=IntegerField(),
+        ),
+        KeyTextTransform("from", "payload"),
+        KeyTextTransform("rest_of_day", "payload"),
+    ):
+        if kind == PLAN_MADE:
+            made += count or 0
+        else:
+            revisions.append((made, datetime.fromisoformat(since), rest_of_day == "true"))
+    standing = [item for item in items if item.number <= made]
+    for item in standing:  # rows of this read only, never saved
+        item.superseded = any(
+            item.number <= made_then and plan_revision_drops(item, since, rest_of_day)
+            for made_then, since, rest_of_day in revisions
+        )
+    return standing
 
 
 def plan_items_current(*, roots: list[PlanNode], now: datetime) -> set[int]:

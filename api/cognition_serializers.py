@@ -31,11 +31,18 @@ class PlanQuerySerializer(serializers.Serializer[Any]):
     include_superseded = QueryBooleanField(
         required=False, default=False, help_text="also the actions a re-plan dropped"
     )
+    step = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="the plan as it stood at this committed step (made by then, dropped or not "
+        "as then; `current` at its sim time, the day its sim day); default: the last step",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # DRF reads an empty query value as absent; an empty date is a mistake, not "today".
-        if self.initial_data.get("date") == "":
-            raise serializers.ValidationError({"date": ["must not be empty"]})
+        for name in ("date", "step"):
+            if self.initial_data.get(name) == "":
+                raise serializers.ValidationError({name: ["must not be empty"]})
         return attrs
 
 
@@ -60,9 +67,7 @@ class PlanActionSerializer(serializers.Serializer[PlanNode]):
         triple = [node.item.subject, node.item.predicate, node.item.object]
         return triple if any(triple) else None
 
-    @extend_schema_field(
-        serializers.BooleanField(help_text="under way at the simulation's sim time")
-    )
+    @extend_schema_field(serializers.BooleanField(help_text="under way at `sim_time`"))
     def get_current(self, node: PlanNode) -> bool:
         return node.item.pk in self.context.get("current", set())
 
@@ -84,7 +89,8 @@ class PlanSerializer(serializers.Serializer[Any]):
 
     resident = serializers.CharField(help_text="the resident's name")
     date = serializers.DateField(help_text="the sim day")
-    sim_time = serializers.DateTimeField(help_text="the simulation's sim time")
+    step = serializers.IntegerField(help_text="the step the plan is read at")
+    sim_time = serializers.DateTimeField(help_text="that step's sim time")
     include_superseded = serializers.BooleanField()
     items = PlanDaySerializer(many=True, help_text="day items, in time order")
 

@@ -8,7 +8,7 @@ import django_filters
 from django.db.models import F, Func, IntegerField, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import mixins
+from rest_framework import exceptions, mixins
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -34,7 +34,9 @@ class PlanView(APIView):
         summary="A resident's plan for a sim day",
         description="The day plan (broad strokes), each item with the hour blocks it was "
         "decomposed into, each with its 5-15 minute actions, all in time order. `current` "
-        "marks the items under way at the simulation's sim time.",
+        "marks the items under way at the simulation's sim time; with `step`, the plan as "
+        "it stood at that step and the items under way then (a replay's). A step past the "
+        "last committed one is a 400.",
         parameters=[*RESIDENT_PATH, PlanQuerySerializer],
         responses={200: PlanSerializer, **error_responses(400, 401, 404)},
     )
@@ -42,13 +44,19 @@ class PlanView(APIView):
         simulation, agent = resident_owned(request, kwargs)
         query = PlanQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        now = simulation.sim_time
+        step = query.validated_data.get("step")
+        if step is not None and step > simulation.step:
+            raise exceptions.ValidationError(
+                {"step": [f"must be at most {simulation.step} (the last committed step)"]}
+            )
+        now = simulation.sim_time_at(simulation.step if step is None else step)
         day = query.validated_data.get("date") or now.date()
         include_superseded = query.validated_data["include_superseded"]
-        roots = plan_tree(agent=agent, day=day, include_superseded=include_superseded)
+        roots = plan_tree(agent=agent, day=day, include_superseded=include_superseded, step=step)
         body = {
             "resident": agent.name,
             "date": day,
+            "step": simulation.step if step is None else step,
             "sim_time": now,
             "include_superseded": include_superseded,
             "items": roots,

@@ -21,6 +21,22 @@ from memories.models import Memory
 from world.models import Agent, Event, Simulation
 
 
+def plan_revision_drops(item: PlanItem, since: datetime, rest_of_day: bool) -> bool:
+    """Whether a re-plan from `since` drops `item`. A reaction re-plans from now: actions
+    still under way or ahead are dropped and the current block is decomposed again when the
+    reaction is over; a new schedule for the rest of the day drops the hour blocks and
+    actions starting from then on, for a day, too. (Also what the plan at an earlier step
+    is read by: agents.selectors.plan_tree.)"""
+    start = item.start
+    if rest_of_day and item.level != PlanLevel.DAY and since <= start < since + timedelta(days=1):
+        return True
+    return (
+        item.level == PlanLevel.ACTION
+        and start >= since - timedelta(hours=1)
+        and start + timedelta(minutes=item.duration_minutes) > since
+    )
+
+
 class CognitionProjection:
     """Plans, object states and commitments."""
 
@@ -49,31 +65,19 @@ class CognitionProjection:
             elif event.kind == AGENT_COMMITTED:
                 self._commitment(simulation, event)
             elif event.kind == PLAN_REVISED:
-                # A reaction re-plans from now: actions still ahead are dropped and the
-                # current block is decomposed again when the reaction is over; a new
-                # schedule for the rest of the day drops the hour blocks from now on too.
                 since = datetime.fromisoformat(event.payload["from"])
-                if event.payload.get("rest_of_day"):
-                    PlanItem.objects.filter(
-                        simulation=simulation,
-                        agent__name=event.agent,
-                        level__in=[PlanLevel.HOUR, PlanLevel.ACTION],
-                        superseded=False,
-                        start__gte=since,
-                        start__lt=since + timedelta(days=1),
-                    ).update(superseded=True)
-                ahead = [
-                    item.pk
-                    for item in PlanItem.objects.filter(
-                        simulation=simulation,
-                        agent__name=event.agent,
-                        level=PlanLevel.ACTION,
-                        superseded=False,
-                        start__gte=since - timedelta(hours=1),
-                    )
-                    if item.start + timedelta(minutes=item.duration_minutes) > since
+                rest_of_day = bool(event.payload.get("rest_of_day"))
+                standing = PlanItem.objects.filter(
+                    simulation=simulation,
+                    agent__name=event.agent,
+                    level__in=[PlanLevel.HOUR, PlanLevel.ACTION],
+                    superseded=False,
+                    start__gte=since - timedelta(hours=1),
+                ).only("level", "start", "duration_minutes")
+                dropped = [
+                    item.pk for item in standing if plan_revision_drops(item, since, rest_of_day)
                 ]
-                PlanItem.objects.filter(pk__in=ahead).update(superseded=True)
+                PlanItem.objects.filter(pk__in=dropped).update(superseded=True)
             elif event.kind == OBJECT_STATE:
                 self._object(simulation, event)
 

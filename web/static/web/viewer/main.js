@@ -73,7 +73,7 @@ class Viewer {
     this.lastStep = simulation.step;
     this.townPanel = new TownPanel(API, first.residents, (step) => this.scrub(step));
     this.meet(first);
-    this.residentPanel = new ResidentPanel(API, (i) => this.select(i));
+    this.residentPanel = new ResidentPanel(API, (i) => this.select(i), (x, y) => this.town.placeAt(x, y));
     this.show(this.live, simulation.step, false);
     this.wire();
     this.showSimulation(simulation);
@@ -152,7 +152,7 @@ class Viewer {
     if (!this.following || !this.talksLive) this.townPanel.showTalks(step, this.following);
     else this.townPanel.keepTalks(step);
     this.talksLive = this.following;
-    if (this.selected >= 0) this.residentPanel.showState(state, this.selected, step);
+    if (this.selected >= 0) this.residentPanel.showState(state, this.selected, step, this.following);
     this.follow();
   }
 
@@ -252,7 +252,7 @@ class Viewer {
     this.town.request();
     if (i < 0) return;
     $("follow").setAttribute("aria-pressed", String(this.followed === this.residents[i].name));
-    this.residentPanel.open(this.residents[i], this.state, i, this.shownStep);
+    this.residentPanel.open(this.residents[i], this.state, i, this.shownStep, this.following);
     this.facts.describe();
   }
 

@@ -7,6 +7,7 @@ import { el, getJSON, itemsOf, postJSON } from "./api.js";
 const FEED_MAX = 300;
 const TALKS = 12; // conversations listed up to the step shown
 const REPLAY_STEPS = 30; // in replay, the feed shows the events of this many steps up to the one shown
+const PLAN_LIVE_MS = 2000; // live, a resident's plan is read again at most this often
 
 // Every page of a list (following `next`).
 async function allPages(url, params) {
@@ -207,9 +208,15 @@ function planList(items, depth = 0) {
   );
 }
 
+function planOf(plan) {
+  return plan && plan.items.length ? planList(plan.items) : el("p", { class: "muted" }, "no plan for the day yet");
+}
+
 export class ResidentPanel {
-  constructor(api, onClose) {
+  // `placeAt(x, y)`: the address of the place at a tile (the map's, as the API names it).
+  constructor(api, onClose, placeAt) {
     this.api = api;
+    this.placeAt = placeAt;
     this.session = null;
     document.getElementById("resident-close").addEventListener("click", () => {
       document.getElementById("resident-panel").hidden = true;
@@ -221,9 +228,9 @@ export class ResidentPanel {
     });
   }
 
-  async open(resident, state, index, step) {
+  async open(resident, state, index, step, live) {
     this.resident = resident;
-    this.showState(state, index, step);
+    this.latest = { state, step, live }; // shown once the panel is built
     this.session = null;
     const panel = document.getElementById("resident-panel");
     panel.hidden = false;
@@ -234,7 +241,7 @@ export class ResidentPanel {
     const base = `${this.api}/residents/${resident.id}`;
     const [detail, plan, memories, reflections, conversations] = await Promise.all([
       getJSON(`${base}/`),
-      getJSON(`${base}/plan/`).catch(() => null),
+      getJSON(`${base}/plan/`, { step }).catch(() => null),
       getJSON(`${base}/memories/`, { limit: 12 }),
       getJSON(`${base}/memories/`, { kind: "reflection", limit: 4 }),
       getJSON(`${this.api}/conversations/`, { participant: resident.name, limit: 1000 }),
@@ -252,7 +259,7 @@ export class ResidentPanel {
       el("p", { class: "identity" }, detail.innate ? `${detail.innate}. ` : "", detail.currently || ""),
       el("p", { class: "doing" }, el("span", { id: "resident-action" }), el("br"), el("span", { class: "muted", id: "resident-place" }, detail.place || "")),
       el("h3", {}, "Today's plan"),
-      plan && plan.items.length ? planList(plan.items) : el("p", { class: "muted" }, "no plan for today yet"),
+      el("div", { id: "resident-plan", "data-step": String(step) }, planOf(plan)),
       el("h3", {}, "Recent memories"),
       el("ol", { class: "memories" }, itemsOf(memories).map((m) =>
         el("li", {}, el("span", { class: "muted" }, `${time(m.created)} · ${m.kind} · ${m.importance} `), m.description))),
@@ -270,16 +277,47 @@ export class ResidentPanel {
         : el("p", { class: "muted" }, "no reflections yet"),
     );
     // The step shown now, which may have moved on while the panel loaded.
-    this.showState(this.latest.state, index, this.latest.step);
+    this.planStep = step;
+    this.showState(this.latest.state, index, this.latest.step, this.latest.live);
   }
 
-  // The resident's action at the step shown (the element says which step it is).
-  showState(state, index, step) {
-    this.latest = { state, step };
+  // The resident's action, place and plan at the step shown, live or replayed (each
+  // element says which step it shows): the place is the one at its tile then.
+  showState(state, index, step, live) {
+    this.latest = { state, step, live };
     const action = document.getElementById("resident-action");
     if (!action || index < 0) return;
     action.textContent = `${state.emojis[index] || ""} ${state.actions[index] || "idle"}`;
     action.dataset.step = String(step);
+    const place = document.getElementById("resident-place");
+    place.textContent = this.placeAt(state.tiles[2 * index], state.tiles[2 * index + 1]);
+    place.dataset.step = String(step);
+    this.wantPlan(step, live);
+  }
+
+  // The plan as it stood at the step shown (`plan/?step=`), its items under way then
+  // marked: one read at a time, the last step asked for read next; live, at most every
+  // PLAN_LIVE_MS.
+  wantPlan(step, live) {
+    this.planWanted = step;
+    if (this.planReading || this.planStep === step || !document.getElementById("resident-plan")) return;
+    this.planReading = true;
+    const wait = live ? Math.max(0, PLAN_LIVE_MS - (Date.now() - (this.planReadAt || 0))) : 0;
+    setTimeout(() => this.readPlan(this.resident), wait);
+  }
+
+  async readPlan(resident) {
+    const step = this.planWanted;
+    const plan = await getJSON(`${this.api}/residents/${resident.id}/plan/`, { step }).catch(() => null);
+    this.planReading = false;
+    this.planReadAt = Date.now();
+    const box = document.getElementById("resident-plan");
+    if (resident === this.resident && box) {
+      box.replaceChildren(planOf(plan));
+      box.dataset.step = String(step);
+      this.planStep = step;
+    }
+    if (this.planStep !== this.planWanted) this.wantPlan(this.planWanted, this.latest.live);
   }
 
   async ask(form) {

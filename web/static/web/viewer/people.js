@@ -27,8 +27,8 @@ const OUTLINE = "#1f2a2e";
 // resident stands at (the middle of the torso) falls.
 export const SPRITE_W = 10;
 export const SPRITE_H = 14;
-const CENTRE_X = 5;
-const CENTRE_Y = 8;
+export const CENTRE_X = 5;
+export const CENTRE_Y = 8;
 // A figure pixel is this share of a resident's radius (the sprite is 2 radii wide).
 export const PIXEL = 0.2;
 // A ring (colour by fact) around a resident: this many radii from its point, behind it.
@@ -138,8 +138,9 @@ function overlaps(a, b) {
 // What each resident is doing, under its feet or else beside it: the selected one first,
 // then the others in order. A spot clear of other captions and of the place names is
 // taken, else one clear of captions (its white box over a name), else none: no two
-// captions meet. Returns the captions drawn: {i, text, x, y, w, h} in CSS pixels.
-export function drawCaptions(g, residents, where, radius, selected, labels) {
+// captions meet; each kept inside the map (`width` by `height`), so none is cut at its
+// edge. Returns the captions drawn: {i, text, x, y, w, h} in CSS pixels.
+export function drawCaptions(g, residents, where, radius, selected, labels, width, height) {
   const size = Math.round(Math.max(11, Math.min(14, radius * 0.6)));
   g.font = `${size}px system-ui`;
   g.textAlign = "left";
@@ -153,9 +154,18 @@ export function drawCaptions(g, residents, where, radius, selected, labels) {
     const [x, y] = where[i];
     const w = g.measureText(text).width + 6;
     const h = size + 4;
+    const inside = (left, top) => ({
+      i,
+      text,
+      x: Math.max(0, Math.min(left, width - w)),
+      y: Math.max(0, Math.min(top, height - h)),
+      w,
+      h,
+    });
     const spots = [
-      { i, text, x: x - w / 2, y: y + (SPRITE_H - CENTRE_Y) * radius * PIXEL + 1, w, h },
-      { i, text, x: x + radius * 1.1, y: y - h / 2, w, h },
+      inside(x - w / 2, y + (SPRITE_H - CENTRE_Y) * radius * PIXEL + 1),
+      inside(x + radius * 1.1, y - h / 2),
+      inside(x - radius * 1.1 - w, y - h / 2), // beside it on the left, at the map's right edge
     ];
     const free = spots.filter((box) => !placed.some((other) => overlaps(box, other)));
     const box = free.find((b) => !labels.some((l) => overlaps(b, l))) || free[0];

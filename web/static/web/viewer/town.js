@@ -1,21 +1,23 @@
 // Drawing the town on a <canvas>: the map from its layers (once, to an offscreen canvas),
 // then the residents each frame (people.js), moving smoothly from tile to tile.
 
-import { CAPTIONS_FROM, PIXEL, drawCaptions, drawPerson, lookOf } from "./people.js";
+import { PlaceNames, overlaps } from "./labels.js";
+import { CAPTIONS_FROM, CENTRE_X, CENTRE_Y, PIXEL, SPRITE_H, SPRITE_W, drawCaptions, drawPerson, lookOf } from "./people.js";
 
 const WALL = "#3d4247";
 const GROUND = "#cfe0b4";
 const MOVE_MS = 450;
 const MAX_TILE = 32;
+// A small town fits its box with tiles larger than MAX_TILE: `+` still zooms it, to this
+// many times its fit.
+const MAX_ZOOM = 3;
+const RADIUS_MAX = 26; // pixels: a figure 52 wide and 73 tall
 // The largest canvas side, in device pixels, that Chromium copies faithfully: a map canvas
 // wider than this was drawn shifted and smeared (headless, 1440 px wide, zoomed all in).
 const MAX_CANVAS = 4096;
 // The residents' emoji: the page's own font (a subset of Noto Color Emoji, viewer.css), so
 // they draw on a machine without an emoji font; the system's for any emoji it lacks.
 export const EMOJI_FONT = '"Smallville Emoji", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji"';
-// Which names are laid out first: sectors when zoomed out, arenas from this tile size on.
-const ARENAS_FROM = 9;
-const ARENAS_FIRST_FROM = 16;
 
 // Run-length decoding: value, count, value, count, ... (as /api/towns/{id}/map/ sends).
 export function decodeRuns(runs, size) {
@@ -54,17 +56,6 @@ function fanOut(where, radius) {
   }
 }
 
-function overlaps(a, b) {
-  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
-}
-
-// How many tiles each place of a layer has (layer values are place index + 1).
-function areas(layer, count) {
-  const out = new Int32Array(count);
-  for (const v of layer) if (v) out[v - 1]++;
-  return out;
-}
-
 export class TownView {
   constructor(canvas, map) {
     this.canvas = canvas;
@@ -74,8 +65,7 @@ export class TownView {
     this.walls = decodeRuns(map.collision, size);
     this.sectorOf = decodeRuns(map.sector_tiles, size);
     this.arenaOf = decodeRuns(map.arena_tiles, size);
-    this.sectorArea = areas(this.sectorOf, map.sectors.length);
-    this.arenaArea = areas(this.arenaOf, map.arenas.length);
+    this.names = new PlaceNames(map, this.sectorOf, this.arenaOf);
     this.residents = [];
     this.drawn = []; // where each resident was last drawn (null: not drawn), for clicks
     this.links = [];
@@ -94,7 +84,10 @@ export class TownView {
 
   setScale(tile) {
     const ratio = window.devicePixelRatio || 1;
-    const most = Math.min(MAX_TILE, Math.floor(MAX_CANVAS / ratio / Math.max(this.map.width, this.map.height)));
+    const most = Math.min(
+      Math.max(MAX_TILE, this.fitTile * MAX_ZOOM),
+      Math.floor(MAX_CANVAS / ratio / Math.max(this.map.width, this.map.height)),
+    );
     this.tile = Math.min(Math.max(most, this.fitTile), Math.max(this.fitTile, tile));
     const w = this.map.width * this.tile;
     const h = this.map.height * this.tile;
@@ -156,65 +149,51 @@ export class TownView {
     for (const object of this.map.objects) {
       for (const [x, y] of object.tiles) g.fillRect(x * t + t * 0.2, y * t + t * 0.2, t * 0.6, t * 0.6);
     }
-    this.labels = this.layoutLabels(g);
-    g.textAlign = "center";
-    g.textBaseline = "alphabetic";
-    g.lineWidth = 3;
-    g.strokeStyle = "rgba(255, 255, 255, 0.85)";
-    for (const label of this.labels) {
-      g.font = label.font;
-      g.fillStyle = label.kind === "sector" ? "#1f2a2e" : "#394046";
-      g.strokeText(label.name, label.textX, label.textY);
-      g.fillText(label.name, label.textX, label.textY);
-    }
+    this.names.layout(g, t);
+    this.labelLayer = document.createElement("canvas");
+    this.labelLayer.width = off.width;
+    this.labelLayer.height = off.height;
+    this.placeLabels(this.standing());
     return off;
   }
 
-  // The place names to draw, each at its label tile or a little off it, none over another
-  // (boxes measured as drawn, with their white outline): sectors when zoomed out, arenas
-  // too as one zooms in (first from ARENAS_FIRST_FROM), larger places first; a name with
-  // no free spot is left out.
-  layoutLabels(g) {
+  // The names placed where the figures leave room (labels.js), on the canvas copied under
+  // the residents each frame. `town.labels` are their boxes.
+  placeLabels(figures) {
+    this.labels = this.names.place(figures);
+    this.names.draw(this.labelLayer, this.ratio);
+  }
+
+  // Where each resident in the town stands once its walk ends (fanned out as drawn): the
+  // boxes of their figures, in CSS pixels.
+  standing() {
     const t = this.tile;
-    const size = Math.max(8, Math.round(t * 1.1));
-    const kinds = [["sector", this.map.sectors, this.sectorArea, `bold ${size + 2}px system-ui`]];
-    if (t >= ARENAS_FROM) {
-      const arenas = ["arena", this.map.arenas, this.arenaArea, `${size}px system-ui`];
-      if (t >= ARENAS_FIRST_FROM) kinds.unshift(arenas);
-      else kinds.push(arenas);
-    }
-    const width = this.map.width * t;
-    const height = this.map.height * t;
-    const pad = 2; // half the outline, and a pixel between names
-    const placed = [];
-    g.textAlign = "center"; // as drawn: the measures are from the anchor
-    g.textBaseline = "alphabetic";
-    for (const [kind, places, area, font] of kinds) {
-      g.font = font;
-      const order = places.map((_, i) => i).sort((a, b) => area[b] - area[a]);
-      for (const i of order) {
-        const place = places[i];
-        if (!area[i]) continue;
-        const m = g.measureText(place.name);
-        const w = m.actualBoundingBoxLeft + m.actualBoundingBoxRight + 2 * pad;
-        const h = m.actualBoundingBoxAscent + m.actualBoundingBoxDescent + 2 * pad;
-        const cx = (place.label_tile[0] + 0.5) * t;
-        const cy = (place.label_tile[1] + 0.5) * t;
-        const spots = [[0, 0], [0, -h], [0, h], [-w / 2, 0], [w / 2, 0], [0, -2 * h], [0, 2 * h]];
-        for (const [dx, dy] of spots) {
-          const x = Math.min(Math.max(0, cx + dx - w / 2), width - w);
-          const y = Math.min(Math.max(0, cy + dy - h / 2), height - h);
-          const box = { name: place.name, kind, font, x, y, w, h };
-          if (placed.some((other) => overlaps(box, other))) continue;
-          // The text's anchor (centre, baseline) inside its measured box.
-          box.textX = x + pad + m.actualBoundingBoxLeft;
-          box.textY = y + pad + m.actualBoundingBoxAscent;
-          placed.push(box);
-          break;
-        }
-      }
-    }
-    return placed;
+    const where = this.residents.map((r) => (r.present && r.x !== undefined ? [(r.x + 0.5) * t, (r.y + 0.5) * t] : null));
+    fanOut(where, this.size);
+    const u = this.size * PIXEL;
+    return where.filter(Boolean).map(([x, y]) => ({ x: x - CENTRE_X * u, y: y - CENTRE_Y * u, w: SPRITE_W * u, h: (SPRITE_H + 1) * u }));
+  }
+
+  // The residents' size (people.js): with the map's, up to RADIUS_MAX, as on a small
+  // town's large tiles a figure would fill a room.
+  get size() {
+    return Math.min(RADIUS_MAX, this.tile * 1.1);
+  }
+
+  // Whether a figure now stands on a name: then the names are placed again.
+  relabel() {
+    if (!this.labelLayer) return;
+    const figures = this.standing();
+    if (this.labels.some((l) => figures.some((f) => overlaps(l, f)))) this.placeLabels(figures);
+  }
+
+  // The address of the place at a tile, as the API names a resident's place: its arena,
+  // else its sector, else the world.
+  placeAt(x, y) {
+    if (x < 0 || y < 0 || x >= this.map.width || y >= this.map.height) return this.map.world_name;
+    const i = y * this.map.width + x;
+    const place = this.map.arenas[this.arenaOf[i] - 1] || this.map.sectors[this.sectorOf[i] - 1];
+    return place ? place.address : this.map.world_name;
   }
 
   // New tiles for the residents: each walks from where it is drawn now.
@@ -246,6 +225,7 @@ export class TownView {
       if (p > i && state.partners[p] === i) this.links.push([i, p]);
       else if (p >= 0 && state.partners[p] !== i) this.links.push([i, p]);
     });
+    this.relabel();
     this.request();
   }
 
@@ -268,8 +248,11 @@ export class TownView {
     g.setTransform(this.ratio, 0, 0, this.ratio, 0, 0);
     g.drawImage(this.background, 0, 0, this.map.width * t, this.map.height * t);
     if (this.heat) this.drawHeat(g, t);
+    // The names under the residents: placed where none stands, so a figure hides a name
+    // only where its place has no room beside it.
+    g.drawImage(this.labelLayer, 0, 0, this.map.width * t, this.map.height * t);
     let moving = false;
-    const radius = t * 1.1; // a resident's size scales with the map (people.js)
+    const radius = this.size;
     // Residents not in the town at the step shown (not arrived yet, or left) are not drawn.
     const where = this.residents.map((r) => {
       if (!r.present) return null;
@@ -303,7 +286,7 @@ export class TownView {
     for (const i of order) {
       if (this.residents[i].emoji) g.fillText(this.residents[i].emoji, where[i][0] + radius * 1.3, where[i][1] - radius * 1.3);
     }
-    this.captions = t >= CAPTIONS_FROM ? drawCaptions(g, this.residents, where, radius, this.selected, this.labels) : [];
+    this.captions = t >= CAPTIONS_FROM ? drawCaptions(g, this.residents, where, radius, this.selected, this.labels, this.map.width * t, this.map.height * t) : [];
     for (const { i, text } of this.bubbles || []) if (where[i]) this.bubble(g, where[i], radius, text);
     this.drawn = where;
     this.radius = radius;
