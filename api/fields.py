@@ -4,7 +4,6 @@ in queries, sim times the calendar holds, and the config checked against its sch
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +12,7 @@ from pydantic import ValidationError as SchemaError
 from rest_framework import serializers
 
 from agents.config import SimulationConfig
+from world.fieldpath import loc_errors
 
 
 def _openapi_schema(schema: Any, defs: dict[str, Any]) -> Any:
@@ -53,9 +53,6 @@ class ConfigField(serializers.DictField):
     """A simulation's config (agents.config.SimulationConfig), checked by the service."""
 
 
-_UNION_TAG = re.compile(r"^[A-Z]|[\[']")
-
-
 def config_check_strictly(config: dict[str, Any]) -> None:
     """A 400 by field (`config.<key>`, as the service reports) unless `config` passes its
     schema as JSON, strictly: the service's check converts types (true for a weight, "7"
@@ -63,12 +60,7 @@ def config_check_strictly(config: dict[str, Any]) -> None:
     try:
         SimulationConfig.model_validate_json(json.dumps(config), strict=True)
     except SchemaError as exc:
-        errors: dict[str, list[str]] = {}
-        for error in exc.errors():
-            # Keys and list indices; not the tags of a union's members ("RetrievalWeights").
-            where = ".".join(str(p) for p in error["loc"] if not _UNION_TAG.search(str(p)))
-            messages = errors.setdefault(f"config.{where}" if where else "config", [])
-            messages += [] if error["msg"] in messages else [error["msg"]]
+        errors = loc_errors(exc.errors(), prefix="config")
         raise serializers.ValidationError(errors, code="invalid_config") from None
 
 

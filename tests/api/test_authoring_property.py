@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from agents.bases.format import Resident
+from tests.api import fields_of
 from world.models import Base, Location, Town
 
-from . import error_of
 from .test_town_authoring import COTTAGE, GRID, base_in
 
 EXAMPLES = 40
@@ -193,7 +193,7 @@ def _check(api: APIClient, url: str, bad: Bad) -> None:
     response = api.post(url, body, format="json")
     where = f"POST {url} naming {field}: {str(body)[:300]}"
     assert response.status_code == 400, (where, response.status_code, response.content[:300])
-    detail = error_of(response)["detail"]
+    detail = fields_of(response)
     assert isinstance(detail, dict), (where, detail)
     assert any(key == field or key.startswith(f"{field}.") for key in detail), (where, detail)
     assert _rows() == before, where

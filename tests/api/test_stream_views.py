@@ -216,7 +216,7 @@ def test_the_stream_view_refuses_before_streaming_under_the_test_client(
     assert other_api.get(path).status_code == 404
     response = api.get(path, HTTP_LAST_EVENT_ID="seven", HTTP_ACCEPT="text/event-stream")
     assert response.status_code == 400
-    assert "Last-Event-ID" in error_of(response)["message"]
+    assert "Last-Event-ID" in error_of(response)["detail"]
     names = ",".join(f"Resident {n}" for n in range(MAX_NAMES + 1))
     response = api.get(path, {"residents": names})
-    assert response.status_code == 400 and "residents" in error_of(response)["message"]
+    assert response.status_code == 400 and "residents" in error_of(response)["detail"]

@@ -85,7 +85,7 @@ def test_location_of_another_town_is_404(api: APIClient, ville: Town) -> None:
 def test_bad_filter_value_is_400(api: APIClient, ville: Town) -> None:
     response = api.get(f"/api/towns/{ville.pk}/locations/?kind=street")
     assert response.status_code == 400
-    assert error_of(response)["message"].startswith("kind:")
+    assert error_of(response)["detail"].startswith("kind:")
 
 
 def _path(api: APIClient, town: Town, **query: Any) -> Any:

@@ -9,6 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from experiments.models import Experiment, ExperimentRun
+from tests.api import fields_of
 from world.models import Base
 
 from ..api import error_of
@@ -116,7 +117,7 @@ def test_each_bad_definition_is_a_400_naming_its_field_and_writes_nothing(api: A
     for what, body, field in _bad(base):
         refused = api.post("/api/experiments/", body, format="json")
         assert refused.status_code == 400, (what, refused.content)
-        assert field in error_of(refused)["detail"], (what, error_of(refused))
+        assert field in fields_of(refused), (what, error_of(refused))
     assert not Experiment.objects.exists() and not ExperimentRun.objects.exists()
     assert Base.objects.count() == bases
 

@@ -26,7 +26,7 @@ from agents.models import Interview
 from llm.models import ModelCall
 from memories.models import Memory
 from smallville_project.celery import app as _celery_app
-from tests.api import N3, create, error_of
+from tests.api import N3, create, error_of, fields_of
 from tests.model_server import ModelServer, ok
 from world.models import Event, Simulation
 
@@ -358,7 +358,7 @@ def test_a_run_until_beyond_the_cap_or_the_calendar_is_400(api: APIClient, until
         f"/api/simulations/{simulation['id']}/run/", {"until": until}, format="json"
     )
     assert response.status_code == 400, response.content
-    assert error_of(response)["message"]
+    assert error_of(response)["detail"]
     assert Simulation.objects.get(pk=simulation["id"]).status == "idle"
 
 
@@ -382,7 +382,7 @@ def test_every_boolean_and_number_filter_rejects_malformed_values(api: APIClient
         for value in ("maybe", "1", "yes"):
             response = api.get(url, {name: value})
             assert response.status_code == 400, (url, name, value, response.content)
-            assert name in error_of(response)["detail"]
+            assert name in fields_of(response)
     schema = api.get("/api/schema/?format=json").json()
     numbers = [
         (path, parameter["name"])
@@ -407,7 +407,7 @@ def test_a_newcomer_named_as_a_resident_but_for_case_is_400(api: APIClient) -> N
         body = {"name": name, "address": "the Ville:Hobbs Cafe:cafe"}
         response = api.post(url, body, format="json")
         assert response.status_code == 400, response.content
-        assert "already lives" in error_of(response)["message"]
+        assert "already lives" in error_of(response)["detail"]
     assert _rows() == rows
 
 
