@@ -10,6 +10,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from pydantic import ValidationError as SchemaError
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
 from agents.config import SimulationConfig
 from world.fieldpath import loc_errors
@@ -76,21 +77,33 @@ class CalendarDateTimeField(serializers.DateTimeField):
 
 
 class StrictFieldsMixin:
-    """Reject unknown keys: a typo in a field name must not be silently ignored."""
+    """Reject unknown keys: a typo in a field name must not be silently ignored. They are
+    reported with the other fields at fault, not after them."""
 
     fields: Any
     initial_data: Any
 
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(self.initial_data) - set(self.fields)) if self._is_dict() else []
+    def to_internal_value(self, data: Any) -> Any:
+        unknown = self._unknown(data)
+        try:
+            value = super().to_internal_value(data)  # type: ignore[misc]
+        except serializers.ValidationError as exc:
+            if unknown and isinstance(exc.detail, dict):
+                unknown_field = ErrorDetail("Unknown field.", code="unknown_field")
+                exc.detail.update({name: [unknown_field] for name in unknown})
+            raise
         if unknown:
             raise serializers.ValidationError(
                 {name: ["Unknown field."] for name in unknown}, code="unknown_field"
             )
-        return attrs
+        return value
 
-    def _is_dict(self) -> bool:
-        return isinstance(getattr(self, "initial_data", None), dict)
+    def _unknown(self, data: Any) -> list[str]:
+        """The keys of the request's body (not of a nested object) that are no field."""
+        if not isinstance(data, dict) or data is not getattr(self, "initial_data", None):
+            return []
+        keys: set[str] = set(data.keys())  # type: ignore[union-attr]  # narrowed by `is`
+        return sorted(keys - set(self.fields))
 
 
 class StrictIntegerField(serializers.IntegerField):
