@@ -192,19 +192,21 @@ def test_another_users_stream_is_404_and_bad_cursors_and_event_ids_are_400(
         headers = {"Authorization": f"Token {token}", "Last-Event-ID": header}
         conn.request("GET", path, headers=headers)
         response = conn.getresponse()
-        error = json.loads(response.read())["error"]
-        assert response.status == 400 and "Last-Event-ID" in error["message"], error
+        assert response.getheader("Content-Type") == "application/problem+json"
+        problem = json.loads(response.read())
+        assert response.status == 400 and "Last-Event-ID" in problem["detail"], problem
     conn.close()
     for query, field in (("after=x", "after"), ("kinds=,", "kinds"), ("kinds=A%20B", "kinds")):
         status, _, body = server.request("GET", f"{path}?{query}", token=token)
-        assert status == 400 and field in json.loads(body)["error"]["message"], body
+        fields = [error["field"] for error in json.loads(body)["errors"]]
+        assert status == 400 and fields == [field], body
     # HEAD answers the headers and ends (no stream behind it).
     status, headers, body = server.request("HEAD", path, token=token)
     assert (status, body) == (200, b"") and headers["content-type"] == "text/event-stream"
     forged = base64.b64encode(b"foo").decode()
     events = f"/api/simulations/{simulation['id']}/events/?cursor={forged}"
     status, _, body = server.request("GET", events, token=token)
-    assert status == 400 and "cursor" in json.loads(body)["error"]["message"], body
+    assert status == 400 and "cursor" in json.loads(body)["detail"], body
 
 
 @pytest.mark.django_db

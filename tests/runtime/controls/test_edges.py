@@ -120,8 +120,8 @@ def test_an_evaluation_list_with_repeats_is_400_naming_the_field(
     url = f"/api/simulations/{simulation['id']}/evaluations/"
     response = api.post(url, body, format="json")
     assert response.status_code == 400, response.content[:300]
-    named = fields_of(response)  # the field, or the repeated item ("facts.1")
-    assert any(key == field or key.startswith(f"{field}.") for key in named), named
+    named = fields_of(response)  # the field, or the repeated item ("facts[1]")
+    assert any(key == field or (key or "").startswith(f"{field}[") for key in named), named
     assert not Evaluation.objects.exists()
 
 

@@ -523,5 +523,6 @@ def test_a_backing_service_down_where_no_middleware_saw_it_is_503_not_500() -> N
             api = handler500(RequestFactory().get("/api/simulations/"))
             admin = handler500(RequestFactory().get("/admin/"))
         assert api.status_code == 503 and int(api["Retry-After"]) > 0
-        assert json.loads(api.content)["error"]["code"] == code
+        assert api["Content-Type"] == "application/problem+json"
+        assert json.loads(api.content)["code"] == code
         assert admin.status_code == 503 and int(admin["Retry-After"]) > 0
