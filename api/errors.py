@@ -198,6 +198,23 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
+def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """A request Django itself refuses (a suspicious one: a bad Host header, too many
+    fields) is a 400 problem under /api/; elsewhere Django's page."""
+    if _is_api(request):
+        message = "The request is malformed."
+        return problem_response(400, "bad_request", message, [(None, message)])
+    return defaults.bad_request(request, exception)
+
+
+def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's forbidden outside DRF (CSRF, a PermissionDenied of a plain view) is a 403
+    problem under /api/; elsewhere Django's page."""
+    if _is_api(request):
+        return problem_response(403, "permission_denied", "You may not do this.")
+    return defaults.permission_denied(request, exception)
+
+
 def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
     """An unknown URL under /api/ is a 404 problem; elsewhere Django's page."""
     if _is_api(request):

@@ -109,6 +109,13 @@ def test_each_kind_of_refusal_is_a_problem(api: APIClient, other_api: APIClient)
         assert problem["errors"] == []
     assert cases[401]["WWW-Authenticate"].startswith("Token")
     assert error_of(other_api.get(url))["code"] == "not_found"
+    shipped = next(b for b in api.get("/api/bases/").json()["results"] if b["shipped"])
+    forbidden = api.patch(f"/api/bases/{shipped['id']}/", {"description": "x"}, format="json")
+    assert forbidden.status_code == 403 and error_of(forbidden)["errors"] == []
+    # A request Django itself refuses (a Host it does not serve) is a problem too.
+    suspicious = api.get("/api/simulations/", HTTP_HOST="not a host!")
+    assert suspicious.status_code == 400
+    assert [e["field"] for e in error_of(suspicious)["errors"]] == [None]
     # A browser asking for HTML gets the problem too.
     html = api.post(f"{url}run/", {"steps": 0}, format="json", HTTP_ACCEPT="text/html")
     assert set(fields_of(html)) == {"steps"}

@@ -188,14 +188,14 @@ BAD = [
     ("name", "x" * 101, "name"),
     ("world", 7, "world"),
     ("tile_size", 300, "tile_size"),
-    ("rows.3", "#c.c#ssss#", "rows.3"),  # one tile short: sizes disagree
-    ("rows", ["." * 201], "rows.0"),
+    ("rows.3", "#c.c#ssss#", "rows[3]"),  # one tile short: sizes disagree
+    ("rows", ["." * 201], "rows[0]"),
     ("rows", ["#"] * 201, "rows"),
     ("rows.4", "###########", "rows"),  # the houses walled off the lane
     ("legend.s", {"sector": "TALLOW chandlery", "arena": "shop floor"}, "legend.d"),
     ("legend.b", {"sector": "Wick cottage", "object": "bench"}, "legend.b"),
     ("legend.c", {"sector": "Wick cottage", "arena": "kitchen", "colour": "red"}, "legend.c"),
-    ("legend.#", {"wall": "yes"}, "legend.#.wall"),
+    ("legend.#", {"wall": "yes"}, 'legend["#"].wall'),
     ("acres", 12, "acres"),
 ]
 
@@ -237,7 +237,8 @@ def test_a_map_larger_than_other_bodies_is_taken_and_one_over_the_town_limit_is_
     before = rows()
     over = api.post("/api/towns/", body, content_type="application/json")
     assert over.status_code == 413
-    assert error_of(over)["limit"] == {"limit": len(body) - 1, "length": len(body)}
+    problem = error_of(over)
+    assert (problem["limit"], problem["length"]) == (len(body) - 1, len(body))
     assert rows() == before
 
 

@@ -128,8 +128,9 @@ def test_path_unknown_address_suggests(api: APIClient, ville: Town) -> None:
     response = _path(api, ville, **{"from": "the Ville:Hobbs Cafe", "to": "the ville:hobbs cafe"})
     assert response.status_code == 400
     error = error_of(response)
-    assert error["message"].startswith("to:")
-    assert "the Ville:Hobbs Cafe" in error["detail"]["suggestions"]
+    assert error["detail"].startswith("to:")
+    assert [e["field"] for e in error["errors"]] == ["to"]
+    assert "the Ville:Hobbs Cafe" in error["suggestions"]
 
 
 @pytest.mark.django_db

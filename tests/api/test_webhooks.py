@@ -111,7 +111,7 @@ def test_a_url_naming_this_service_is_refused(api: APIClient, settings: Any) -> 
         ({"url": "ftp://127.0.0.1/x"}, "url"),
         ({"url": "http://user:pw@127.0.0.1/x"}, "url"),
         ({"events": []}, "events"),
-        ({"events": ["run.exploded"]}, "events"),
+        ({"events": ["run.exploded"]}, "events[0]"),
         ({"events": ["simulation.events"]}, "log_kinds"),
         ({"events": ["simulation.events"], "log_kinds": ["Not A Kind"]}, "log_kinds"),
         ({"log_kinds": ["conversation.held"]}, "log_kinds"),

@@ -221,8 +221,9 @@ def test_an_unknown_object_gets_400_with_the_nearest_addresses(
     )
     assert response.status_code == 400, response.content
     error = error_of(response)
-    assert error["detail"]["suggestions"][0] == STOVE
-    assert len(error["detail"]["suggestions"]) <= 5
+    assert error["suggestions"][0] == STOVE
+    assert len(error["suggestions"]) <= 5
+    assert [e["field"] for e in error["errors"]] == ["address"]
     # An arena is a place, not an object.
     arena = api.put(
         f"{_base(town)}/objects/",

@@ -87,7 +87,7 @@ def test_a_body_over_the_limit_is_413_before_anything_reads_it(
     )
     assert response.status_code == 413
     error = error_of(response)
-    assert error["code"] == "request_too_large" and error["detail"]["limit"] == 2000
+    assert error["code"] == "request_too_large" and error["limit"] == 2000
     small = api.post(
         f"/api/simulations/{simulation['id']}/residents/{ISABELLA}/whisper/",
         {"statement": "x" * 100},
