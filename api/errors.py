@@ -165,8 +165,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         errors, extensions = exc.field_errors, exc.extensions
     elif isinstance(exc, exceptions.ValidationError):
         errors = list(field_errors(response.data))
-    elif response.status_code == 400:  # a body that cannot be parsed: the whole request's
-        errors = [(getattr(exc, "field", None), _said(response.data))]
+    if response.status_code == 400 and not errors:  # e.g. a body that cannot be parsed
+        message = _said(response.data) or problem_title(400)
+        errors = [(getattr(exc, "field", None), message)]
     detail = problem_detail(errors) if errors else _said(response.data)
     response.data = problem_body(
         response.status_code,

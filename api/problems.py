@@ -33,12 +33,18 @@ def problem_title(status: int) -> str:
         return "Error"
 
 
+# At most this many of a 400's problems are said in its `detail` (all are in `errors`).
+DETAIL_PROBLEMS = 5
+
+
 def problem_detail(errors: list[FieldError]) -> str:
     """The `detail` of a 400 for people: its problems, each after its field."""
     said = [f"{field}: {message}" if field else message for field, message in errors]
     if len(said) == 1:
         return said[0]
-    return f"{len(said)} problems: " + "; ".join(said)
+    more = len(said) - DETAIL_PROBLEMS
+    tail = f"; and {more} more (see errors)" if more > 0 else ""
+    return f"{len(said)} problems: " + "; ".join(said[:DETAIL_PROBLEMS]) + tail
 
 
 def problem_body(
