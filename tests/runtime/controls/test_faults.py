@@ -80,8 +80,8 @@ def test_a_bad_config_or_start_time_is_a_field_400_and_writes_nothing(
     rows = _rows()
     response = api.post("/api/simulations/", {"base": N3, **fields}, format="json")
     assert response.status_code == 400, response.content[:300]
-    fields = fields_of(response)
-    assert any((key or "").startswith(field) for key in fields), fields
+    named = fields_of(response)
+    assert any((key or "").startswith(field) for key in named), named
     assert _rows() == rows
 
 
