@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agents.cognition import cognition_names
+from world.fieldpath import loc_errors
 
 Ablation = Literal["no_reflection", "no_planning", "no_observation_retrieval"]
 MAX_WEIGHT = 1000.0
@@ -93,9 +94,5 @@ def config_normalise(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     try:
         config = SimulationConfig.model_validate(dict(raw))
     except ValidationError as exc:
-        errors: dict[str, list[str]] = {}
-        for error in exc.errors():
-            where = ".".join(str(part) for part in error["loc"]) or "config"
-            errors.setdefault(f"config.{where}", []).append(error["msg"])
-        raise ConfigInvalid(errors) from exc
+        raise ConfigInvalid(loc_errors(exc.errors(), prefix="config")) from exc
     return config.model_dump(mode="json")

@@ -84,7 +84,7 @@ class ObjectStateView(generics.ListAPIView[ObjectState]):
         summary="Set an object's state",
         description='In words, e.g. "burning"; "idle" clears it. Residents who see the '
         "object react at their next steps (a burning stove gets put out). An unknown "
-        "address is a 400 whose `detail.suggestions` lists the closest object addresses.",
+        "address is a 400 whose `suggestions` lists the closest object addresses.",
         parameters=[SIMULATION_ID],
         request=ObjectStateSetSerializer,
         examples=request_example(
@@ -138,7 +138,7 @@ class GoView(APIView):
         summary="Walk a user-controlled resident to a place",
         description="It walks one tile a step along a shortest path (as the simulation "
         "runs). 409 if the resident is not user-controlled; 400 for an unknown address "
-        "(with `detail.suggestions`) or one it cannot reach.",
+        "(with `suggestions`) or one it cannot reach.",
         parameters=RESIDENT_PATH,
         request=GoRequestSerializer,
         examples=request_example("To the cafe", {"address": "the Ville:Hobbs Cafe:cafe"}),

@@ -29,7 +29,7 @@ from experiments.services import (
     experiment_start,
 )
 
-from .errors import Conflict, error_responses
+from .errors import Conflict, FieldErrors, error_responses
 from .experiment_serializers import ExperimentDefinitionSerializer, ExperimentSerializer
 from .lookups import requester
 from .parsers import JSONParser
@@ -76,7 +76,7 @@ class ExperimentViewSet(
         try:
             experiment = experiment_create(owner=requester(request), data=request.data)
         except DefinitionInvalid as exc:
-            raise exceptions.ValidationError({exc.field: [exc.message]}) from None
+            raise FieldErrors(exc.errors) from None
         return Response(self.get_serializer(experiment).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,7 +13,7 @@ from rest_framework.views import APIView
 from evaluations.fact_selectors import fact_holders, fact_read, facts_named
 from evaluations.named import MeasureError
 
-from .errors import error_responses
+from .errors import FieldErrors, error_responses
 from .fact_serializers import FactQuerySerializer, FactsSerializer, HoldersSerializer
 from .lookups import SIMULATION_ID, simulation_owned
 
@@ -57,5 +56,5 @@ class FactHoldersView(APIView):
                 origin=given.get("origin"),
             )
         except MeasureError as exc:
-            raise exceptions.ValidationError({exc.field: [exc.message]}) from exc
+            raise FieldErrors(exc.errors) from exc
         return Response(HoldersSerializer(fact_holders(simulation=simulation, fact=fact)).data)

@@ -4,15 +4,16 @@ in queries, sim times the calendar holds, and the config checked against its sch
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from pydantic import ValidationError as SchemaError
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
 from agents.config import SimulationConfig
+from world.fieldpath import loc_errors
 
 
 def _openapi_schema(schema: Any, defs: dict[str, Any]) -> Any:
@@ -53,9 +54,6 @@ class ConfigField(serializers.DictField):
     """A simulation's config (agents.config.SimulationConfig), checked by the service."""
 
 
-_UNION_TAG = re.compile(r"^[A-Z]|[\[']")
-
-
 def config_check_strictly(config: dict[str, Any]) -> None:
     """A 400 by field (`config.<key>`, as the service reports) unless `config` passes its
     schema as JSON, strictly: the service's check converts types (true for a weight, "7"
@@ -63,12 +61,7 @@ def config_check_strictly(config: dict[str, Any]) -> None:
     try:
         SimulationConfig.model_validate_json(json.dumps(config), strict=True)
     except SchemaError as exc:
-        errors: dict[str, list[str]] = {}
-        for error in exc.errors():
-            # Keys and list indices; not the tags of a union's members ("RetrievalWeights").
-            where = ".".join(str(p) for p in error["loc"] if not _UNION_TAG.search(str(p)))
-            messages = errors.setdefault(f"config.{where}" if where else "config", [])
-            messages += [] if error["msg"] in messages else [error["msg"]]
+        errors = loc_errors(exc.errors(), prefix="config")
         raise serializers.ValidationError(errors, code="invalid_config") from None
 
 
@@ -84,21 +77,33 @@ class CalendarDateTimeField(serializers.DateTimeField):
 
 
 class StrictFieldsMixin:
-    """Reject unknown keys: a typo in a field name must not be silently ignored."""
+    """Reject unknown keys: a typo in a field name must not be silently ignored. They are
+    reported with the other fields at fault, not after them."""
 
     fields: Any
     initial_data: Any
 
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(self.initial_data) - set(self.fields)) if self._is_dict() else []
+    def to_internal_value(self, data: Any) -> Any:
+        unknown = self._unknown(data)
+        try:
+            value = super().to_internal_value(data)  # type: ignore[misc]
+        except serializers.ValidationError as exc:
+            if unknown and isinstance(exc.detail, dict):
+                unknown_field = ErrorDetail("Unknown field.", code="unknown_field")
+                exc.detail.update({name: [unknown_field] for name in unknown})
+            raise
         if unknown:
             raise serializers.ValidationError(
                 {name: ["Unknown field."] for name in unknown}, code="unknown_field"
             )
-        return attrs
+        return value
 
-    def _is_dict(self) -> bool:
-        return isinstance(getattr(self, "initial_data", None), dict)
+    def _unknown(self, data: Any) -> list[str]:
+        """The keys of the request's body (not of a nested object) that are no field."""
+        if not isinstance(data, dict) or data is not getattr(self, "initial_data", None):
+            return []
+        keys: set[str] = set(data.keys())  # type: ignore[union-attr]  # narrowed by `is`
+        return sorted(keys - set(self.fields))
 
 
 class StrictIntegerField(serializers.IntegerField):

@@ -9,13 +9,14 @@ from django.http import HttpRequest, HttpResponse
 
 from smallville_project.limits import body_limit
 
-from .errors import error_json, unavailable_response
+from .errors import unavailable_response
 from .parsers import unsafe_text
+from .problems import problem_response
 
 
 class RequestSizeLimitMiddleware:
     """Refuse an /api/ request whose body is over its route's limit (DATA_UPLOAD_MAX_MEMORY_SIZE,
-    larger for a town file: smallville_project.limits) with a 413 in the error format,
+    larger for a town file: smallville_project.limits) with a 413 problem,
     before anything reads it."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -27,20 +28,22 @@ class RequestSizeLimitMiddleware:
             try:
                 length = int(request.META.get("CONTENT_LENGTH") or 0)
             except ValueError:
-                return error_json(400, "invalid_length", "Content-Length is not a number.")
+                message = "Content-Length is not a number."
+                return problem_response(400, "invalid_length", message, [(None, message)])
             if limit is not None and length > limit:
-                return error_json(
+                return problem_response(
                     413,
                     "request_too_large",
                     f"The request body is {length} bytes; the limit is {limit}.",
-                    {"limit": limit, "length": length},
+                    limit=limit,
+                    length=length,
                 )
         return self.get_response(request)
 
 
 class UnsafeTextMiddleware:
     """Refuse an /api/ request whose path or query string holds a NUL or an unpaired
-    surrogate (no database text can) with a 400 in the error format; the body is checked
+    surrogate (no database text can) with a 400 problem; the body is checked
     by the parsers (api.parsers)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -52,14 +55,13 @@ class UnsafeTextMiddleware:
                 return _unsafe("path")
             for key, values in request.GET.lists():
                 if unsafe_text(key) or any(unsafe_text(value) for value in values):
-                    return _unsafe(f"query parameter {key!r}"[:100])
+                    return _unsafe(f"query parameter {key!r}"[:100], key[:100])
         return self.get_response(request)
 
 
-def _unsafe(where: str) -> HttpResponse:
-    return error_json(
-        400, "invalid_characters", f"The {where} must not contain NUL or unpaired surrogates."
-    )
+def _unsafe(where: str, field: str | None = None) -> HttpResponse:
+    message = f"The {where} must not contain NUL or unpaired surrogates."
+    return problem_response(400, "invalid_characters", message, [(field, message)])
 
 
 class ServiceUnavailableMiddleware:

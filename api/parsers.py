@@ -17,6 +17,8 @@ from django.conf import settings
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
+from world.fieldpath import field_path, path_join
+
 MAX_DEPTH = 32
 MAX_INT = 2**63 - 1
 # NUL, and a UTF-16 surrogate on its own (JSON's "\ud800" decodes to one).
@@ -40,19 +42,27 @@ def json_depth(raw: bytes) -> int:
     return deepest
 
 
-def check_text(data: Any, where: str = "body") -> None:
-    """A ParseError naming the first string (key or value) of `data` no column can hold."""
+class UnsafeText(ParseError):
+    """Text no column can hold at `field` (its path in the body; None: the body itself)."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+
+
+def check_text(data: Any, where: str = "") -> None:
+    """UnsafeText naming the first string (key or value) of `data` no column can hold."""
     stack: list[tuple[Any, str]] = [(data, where)]
     while stack:
         value, at = stack.pop()
         if isinstance(value, str):
             if unsafe_text(value):
-                raise ParseError(f"{at}: text must not contain NUL or unpaired surrogates")
+                raise UnsafeText(at or None, "text must not contain NUL or unpaired surrogates")
         elif isinstance(value, Mapping):
             for key, item in value.items():
                 if isinstance(key, str) and unsafe_text(key):
-                    raise ParseError(f"{at}: a key holds NUL or an unpaired surrogate")
-                stack.append((item, f"{at}.{key}"))
+                    raise UnsafeText(at or None, "a key holds NUL or an unpaired surrogate")
+                stack.append((item, path_join(at, field_path(str(key)))))
         elif isinstance(value, list | tuple):
             stack.extend((item, f"{at}[{i}]") for i, item in enumerate(value))
 
@@ -119,6 +129,13 @@ class LargeJSONParser(parsers.BaseParser):
         return json_parse(stream, parser_context)
 
 
+def _check_form(data: Any) -> None:
+    """check_text on a form's fields, each named as it is (not as a list's item)."""
+    for key in data:
+        for value in data.getlist(key):
+            check_text({key: value})
+
+
 class FormParser(parsers.FormParser):
     """DRF's form parser, refusing text no column can hold."""
 
@@ -129,7 +146,7 @@ class FormParser(parsers.FormParser):
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
         data = super().parse(stream, media_type, parser_context)
-        check_text({key: data.getlist(key) for key in data})
+        _check_form(data)
         return data
 
 
@@ -143,5 +160,5 @@ class MultiPartParser(parsers.MultiPartParser):
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
         parsed = super().parse(stream, media_type, parser_context)
-        check_text({key: parsed.data.getlist(key) for key in parsed.data})
+        _check_form(parsed.data)
         return parsed

@@ -7,13 +7,15 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiExample
 
+from .problems import MEDIA_TYPE
+
 
 def request_example(name: str, value: dict[str, Any]) -> list[OpenApiExample]:
     """One example request body, for an operation's `examples`."""
     return [OpenApiExample(name, value=value, request_only=True)]
 
 
-ERROR = {"$ref": "#/components/schemas/Error"}
+PROBLEM = {"$ref": "#/components/schemas/Problem"}
 # status -> (description, whether an operation can return it)
 _IMPLIED: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
     "400": (
@@ -36,9 +38,9 @@ def document_implied_errors(
 ) -> dict[str, Any]:
     """Add the 400 a query parameter or body can cause, the 413 of a body over the size
     limit (api.middleware) and the 503 of a backing service that is down to every
-    operation that can return them, in the error format. Request bodies take no other
-    keys than their fields (api.serializers.StrictFieldsMixin): `additionalProperties`
-    false."""
+    operation that can return them; every error response is a Problem, as
+    `application/problem+json` (api.problems). Request bodies take no other keys than
+    their fields (api.serializers.StrictFieldsMixin): `additionalProperties` false."""
     components = result.get("components", {}).get("schemas", {})
     for item in result.get("paths", {}).values():
         for method, operation in item.items():
@@ -51,8 +53,8 @@ def document_implied_errors(
             responses = operation.setdefault("responses", {})
             for status, (description, applies) in _IMPLIED.items():
                 if status not in responses and applies(operation):
-                    responses[status] = {
-                        "content": {"application/json": {"schema": ERROR}},
-                        "description": description,
-                    }
+                    responses[status] = {"description": description}
+            for status, response in responses.items():
+                if str(status).isdigit() and int(status) >= 400:
+                    response["content"] = {MEDIA_TYPE: {"schema": PROBLEM}}
     return result

@@ -179,7 +179,7 @@ class TownViewSet(
         description="Each end is an address (`from`, `to`) or a tile (`from_x`+`from_y`, "
         "`to_x`+`to_y`). A walk from an address starts on a fixed walkable tile of it; a walk "
         "to an address ends on its nearest walkable tile. An unknown address gets a 400 whose "
-        "`detail.suggestions` lists the closest known addresses.",
+        "`suggestions` lists the closest known addresses.",
         parameters=[PathQuerySerializer],
         responses={200: PathSerializer, **error_responses(400, 401, 404)},
     )

@@ -8,6 +8,7 @@ thought)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -80,8 +81,8 @@ def fact_read(
     try:
         [fact], _ = measures_parse([spec], [])
     except MeasureError as exc:
-        parts = exc.field.split(".")  # facts.0.words.1.0
-        field = _FIELDS.get(parts[2], "fact") if len(parts) > 2 else "fact"
+        part = re.match(r"facts\[0\]\.(\w+)", exc.field)  # facts[0].words[1][0]
+        field = _FIELDS.get(part.group(1), "fact") if part else "fact"
         raise MeasureError(field, exc.message) from None
     if fact.origin is not None and not simulation.agents.filter(name=fact.origin).exists():
         raise MeasureError("origin", f"no resident {fact.origin!r} lives in the simulation")

@@ -30,6 +30,7 @@ from agents.bases.format import FactSpec, Measures
 from agents.bases.reference import UnknownBase
 from agents.bases.selectors import base_resolve
 from agents.offline.key_words import Asked, answers, asked_about, key_words
+from world.fieldpath import loc_errors
 from world.models import Location, LocationKind, Simulation
 
 MIN_KEY_WORDS = 2
@@ -39,12 +40,16 @@ Words = tuple[tuple[str, ...], ...]
 
 class MeasureError(ValueError):
     """A named fact or event that cannot be measured: `field` is its path in the request
-    (`facts.1.words`), the message says why."""
+    (`facts[1].words`, world.fieldpath), the message says why; `errors` has every bad
+    part's messages by path (`field`'s first)."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(
+        self, field: str, message: str, errors: dict[str, list[str]] | None = None
+    ) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+        self.errors = errors or {field: [message]}
 
 
 def states(sentence: str, words: Words) -> bool:
@@ -121,15 +126,16 @@ class Event:
 def measures_parse(facts: Any, events: Any) -> tuple[list[Fact], list[Event]]:
     """Facts (each a clause, or {"text", "origin", "words"}) and events ({"what", "host",
     "place", "start", "end", "words"}) as a request or a base names them, each checked;
-    MeasureError naming the first bad field (`facts.1.text`)."""
+    MeasureError naming the first bad field (`facts[1].text`)."""
     if isinstance(facts, list):
         facts = [{"text": f} if isinstance(f, str) else f for f in facts]
     try:
         measures = Measures.model_validate({"facts": facts, "events": events})
     except ValidationError as exc:
-        error = exc.errors()[0]
-        at = ".".join(str(p) for p in error["loc"]) or "facts"
-        raise MeasureError(at, error["msg"]) from None
+        errors = loc_errors(exc.errors(), prefix="")
+        errors = {field or "facts": messages for field, messages in errors.items()}
+        field, messages = next(iter(errors.items()))
+        raise MeasureError(field, messages[0], errors) from None
     parsed_facts = [_fact(spec, i) for i, spec in enumerate(measures.facts)]
     parsed_events = [
         Event(e.what, e.host, e.place, e.start, e.end, _groups(e.words), e.published)
@@ -141,7 +147,7 @@ def measures_parse(facts: Any, events: Any) -> tuple[list[Fact], list[Event]]:
     ):
         for i, key in enumerate(keys):
             if key in keys[:i]:
-                raise MeasureError(f"{name}.{i}", "names the same as an earlier one")
+                raise MeasureError(f"{name}[{i}]", "names the same as an earlier one")
     return parsed_facts, parsed_events
 
 
@@ -149,7 +155,7 @@ def _fact(spec: FactSpec, i: int) -> Fact:
     text = spec.text.strip().rstrip(".?!")
     if not spec.words and len(key_words(text)) < MIN_KEY_WORDS:
         raise MeasureError(
-            f"facts.{i}.text",
+            f"facts[{i}].text",
             f"name a fact as a clause with at least {MIN_KEY_WORDS} words of four letters "
             'or more, e.g. "the library closes early on Friday", or give its words',
         )
@@ -184,7 +190,7 @@ def measures_resolve(simulation: Simulation, facts: Any = None, events: Any = No
     for i, event in enumerate(parsed_events):
         if event.place not in sectors:
             raise MeasureError(
-                f"events.{i}.place", f"{event.place!r} is no sector of {simulation.town.name}"
+                f"events[{i}].place", f"{event.place!r} is no sector of {simulation.town.name}"
             )
     return Named(parsed_facts, parsed_events, list(base.get("questions", [])))
 

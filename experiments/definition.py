@@ -1,6 +1,6 @@
 """An experiment's definition: its schema, and the checks that need the database (the base,
 the simulation forked, the clock, the residents a variant names). A bad definition is
-DefinitionInvalid naming its field (`variants.1.config.ablations`); nothing is written.
+DefinitionInvalid naming its field (`variants[1].config.ablations`); nothing is written.
 
 {
   "name": "...",
@@ -32,6 +32,7 @@ from agents.config import ConfigInvalid, config_normalise
 from agents.models import Scenario
 from evaluations.named import MeasureError, measures_parse
 from world.clock import MAX_RUN_STEPS
+from world.fieldpath import loc_errors, loc_path, path_join
 from world.models import Simulation
 
 MAX_SEEDS = 100
@@ -107,12 +108,22 @@ class Definition(_Strict):
 
 
 class DefinitionInvalid(ValueError):
-    """`field` is the path of the bad part (`variants.1.name`); the message says why."""
+    """`field` is the path of the bad part (`variants[1].name`, world.fieldpath); the
+    message says why; `errors` has every bad part's messages by path (a definition that
+    breaks its schema in several places), `field`'s first."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(
+        self, field: str, message: str, errors: dict[str, list[str]] | None = None
+    ) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+        self.errors = errors or {field: [message]}
+
+
+def _undefinition(field: str) -> str:
+    # The whole definition's errors under "definition", a field's under its own path.
+    return field.removeprefix("definition.") if field != "definition" else field
 
 
 def definition_check(*, owner: User, data: Any) -> dict[str, Any]:
@@ -122,11 +133,10 @@ def definition_check(*, owner: User, data: Any) -> dict[str, Any]:
     try:
         definition = Definition.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(p) for p in error["loc"] if not str(p).startswith("function-"))
-        # A union's branch name (`seeds.int`, `seeds.list[int]`) is not a field.
-        where = where.replace(".constrained-int", "").replace(".list[int]", "")
-        raise DefinitionInvalid(where or "definition", error["msg"]) from None
+        errors = loc_errors(exc.errors(), prefix="definition")
+        errors = {_undefinition(field): messages for field, messages in errors.items()}
+        field, messages = next(iter(errors.items()))
+        raise DefinitionInvalid(field, messages[0], errors) from None
     seeds = _seeds_checked(definition)
     start = _start_checked(owner, definition)
     _span_checked(definition, start)
@@ -263,12 +273,12 @@ def span_steps(definition: dict[str, Any], *, start_time: datetime, sec_per_step
 
 
 def _variant_checked(i: int, variant: Variant, start: _Origin) -> None:
-    at = f"variants.{i}"
+    at = f"variants[{i}]"
     try:
         config_normalise({**start.config, **variant.config})
     except ConfigInvalid as exc:
         field, messages = next(iter(exc.errors.items()))
-        raise DefinitionInvalid(f"{at}.{field}", messages[0]) from None
+        raise DefinitionInvalid(path_join(at, field), messages[0]) from None
     residents = start.residents
     memories = variant.seed_memories
     if (memories.remove or memories.add) and start.simulation is not None:
@@ -278,7 +288,7 @@ def _variant_checked(i: int, variant: Variant, start: _Origin) -> None:
             "whisper to a resident instead (scenarios.add)",
         )
     for j, left in enumerate(memories.remove):
-        where = f"{at}.seed_memories.remove.{j}"
+        where = f"{at}.seed_memories.remove[{j}]"
         if left.resident not in residents:
             raise DefinitionInvalid(f"{where}.resident", f"no resident {left.resident!r}")
         if not any(left.containing.lower() in m.lower() for m in residents[left.resident]):
@@ -288,7 +298,7 @@ def _variant_checked(i: int, variant: Variant, start: _Origin) -> None:
     for j, added in enumerate(memories.add):
         if added.resident not in residents:
             raise DefinitionInvalid(
-                f"{at}.seed_memories.add.{j}.resident", f"no resident {added.resident!r}"
+                f"{at}.seed_memories.add[{j}].resident", f"no resident {added.resident!r}"
             )
     if start.simulation is not None:
         _fork_scenarios_checked(at, variant, start)
@@ -297,7 +307,7 @@ def _variant_checked(i: int, variant: Variant, start: _Origin) -> None:
         for j, number in enumerate(variant.scenarios.cancel):
             if number > base_scenarios:
                 raise DefinitionInvalid(
-                    f"{at}.scenarios.cancel.{j}", f"the base has {base_scenarios} scenarios"
+                    f"{at}.scenarios.cancel[{j}]", f"the base has {base_scenarios} scenarios"
                 )
         _scenarios_fit(at, variant, start)
 
@@ -309,11 +319,11 @@ def _fork_scenarios_checked(at: str, variant: Variant, start: _Origin) -> None:
     for j, scenario in enumerate(variant.scenarios.add):
         if scenario.kind == "arrive":
             raise DefinitionInvalid(
-                f"{at}.scenarios.add.{j}.kind", "a counterfactual cannot add an arrival"
+                f"{at}.scenarios.add[{j}].kind", "a counterfactual cannot add an arrival"
             )
         if scenario.at <= fork_time:
             raise DefinitionInvalid(
-                f"{at}.scenarios.add.{j}.at", f"must be after the fork, {fork_time.isoformat()}"
+                f"{at}.scenarios.add[{j}].at", f"must be after the fork, {fork_time.isoformat()}"
             )
     pending = set(
         Scenario.objects.filter(
@@ -323,7 +333,7 @@ def _fork_scenarios_checked(at: str, variant: Variant, start: _Origin) -> None:
     for j, number in enumerate(variant.scenarios.cancel):
         if number not in pending:
             raise DefinitionInvalid(
-                f"{at}.scenarios.cancel.{j}", f"no scenario {number} due after the fork's step"
+                f"{at}.scenarios.cancel[{j}]", f"no scenario {number} due after the fork's step"
             )
 
 
@@ -337,18 +347,20 @@ def _scenarios_fit(at: str, variant: Variant, start: _Origin) -> None:
         )
     except ValidationError as exc:
         error = exc.errors()[0]
-        loc = [str(p) for p in error["loc"]]
-        if loc[:1] == ["scenarios"] and len(loc) > 1:
-            loc[1] = str(int(loc[1]) - len(start.base.get("scenarios", [])))
-        raise DefinitionInvalid(f"{at}.scenarios.add.{'.'.join(loc[1:])}", error["msg"]) from None
+        loc = list(error["loc"])
+        if loc[:1] == ["scenarios"] and len(loc) > 1 and isinstance(loc[1], int):
+            loc[1] -= len(start.base.get("scenarios", []))
+        where = path_join(f"{at}.scenarios.add", loc_path(loc[1:]))
+        raise DefinitionInvalid(where, error["msg"]) from None
     for j, scenario in enumerate(variant.scenarios.add):
         if scenario.at < start.start_time:
             raise DefinitionInvalid(
-                f"{at}.scenarios.add.{j}.at", f"is before the start, {start.start_time.isoformat()}"
+                f"{at}.scenarios.add[{j}].at",
+                f"is before the start, {start.start_time.isoformat()}",
             )
         if scenario.resident is not None and scenario.resident not in start.residents:
             raise DefinitionInvalid(
-                f"{at}.scenarios.add.{j}.resident", f"no resident {scenario.resident!r}"
+                f"{at}.scenarios.add[{j}].resident", f"no resident {scenario.resident!r}"
             )
 
 
@@ -360,9 +372,9 @@ def _variants_distinct(definition: Definition, start: _Origin) -> None:
         dumped["config"] = config_normalise({**start.config, **variant.config})
         key = json.dumps(dumped, sort_keys=True)
         if key in seen:
-            raise DefinitionInvalid(f"variants.{i}", f"changes the same as variants.{seen[key]}")
+            raise DefinitionInvalid(f"variants[{i}]", f"changes the same as variants[{seen[key]}]")
         if variant.name.lower() in names:
-            raise DefinitionInvalid(f"variants.{i}.name", "two variants share this name")
+            raise DefinitionInvalid(f"variants[{i}].name", "two variants share this name")
         seen[key] = i
         names[variant.name.lower()] = i
 
@@ -372,4 +384,4 @@ def _measures_checked(definition: Definition) -> None:
     try:
         measures_parse(measures.facts or [], measures.events or [])
     except MeasureError as exc:
-        raise DefinitionInvalid(f"measures.{exc.field}", exc.message) from None
+        raise DefinitionInvalid(path_join("measures", exc.field), exc.message) from None

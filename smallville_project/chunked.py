@@ -12,9 +12,10 @@ Length Required: the body cannot be read there.
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from api.problems import MEDIA_TYPE, problem_bytes
 
 from .limits import body_limit
 
@@ -46,10 +47,9 @@ class ChunkedBodies:
 def _refuse(
     environ: dict[str, Any], start_response: StartResponse, status: int, code: str, message: str
 ) -> list[bytes]:
-    """The API's error format under /api/, text elsewhere."""
+    """A problem (api.problems) under /api/, text elsewhere."""
     if str(environ.get("PATH_INFO", "")).startswith("/api/"):
-        error = {"code": code, "message": message, "detail": message}
-        body, kind = json.dumps({"error": error}).encode(), "application/json"
+        body, kind = problem_bytes(status, code, message), MEDIA_TYPE
     else:
         body, kind = message.encode(), "text/plain; charset=utf-8"
     reason = {411: "Length Required", 413: "Content Too Large"}[status]

@@ -8,7 +8,9 @@ from drf_spectacular.views import SpectacularAPIView
 
 from web.docs import RedocView, SwaggerView
 
-# Under /api/, Django's own 404 and 500 answer in the API's error format too.
+# Under /api/, Django's own 400, 403, 404 and 500 answer as the API's problems too.
+handler400 = "api.errors.handler400"
+handler403 = "api.errors.handler403"
 handler404 = "api.errors.handler404"
 handler500 = "api.errors.handler500"
 

@@ -73,6 +73,7 @@ EXCEPTIONS: dict[str, str] = {
     "api.memory_views": _HTTP,
     "api.middleware": _HTTP,
     "api.pagination": _HTTP,
+    "api.problems": _HTTP,
     "api.parsers": _HTTP,
     "api.reflection_serializers": _HTTP,
     "api.reflection_views": _HTTP,

@@ -12,17 +12,20 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 from django.db import transaction
 
+from .fieldpath import field_path
 from .models import Town
 
 FORMAT = "smallville-town/1"
 MAX_SIDE = 200
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,100}")
 _PLACE_KEYS = ("sector", "arena", "object", "spawn")
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class TownInvalid(ValueError):
@@ -38,6 +41,30 @@ def town_invalid(field: str, message: str) -> TownInvalid:
     return TownInvalid({field: [message]})
 
 
+class Checks:
+    """The checks of a town file's independent parts, each run whatever the others found,
+    so a bad town reports every field at fault (`done` raises them all)."""
+
+    def __init__(self) -> None:
+        self.errors: dict[str, list[str]] = {}
+
+    def add(self, field: str, message: str) -> None:
+        self.errors.setdefault(field, []).append(message)
+
+    def run(self, check: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
+        """What `check` returns, or None when it finds a problem (kept)."""
+        try:
+            return check(*args, **kwargs)
+        except TownInvalid as exc:
+            for field, messages in exc.errors.items():
+                self.errors.setdefault(field, []).extend(messages)
+            return None
+
+    def done(self) -> None:
+        if self.errors:
+            raise TownInvalid(self.errors)
+
+
 def check_place_name(value: Any, field: str) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > 200 or ":" in value:
         raise town_invalid(field, "a name of 1-200 characters without ':'")
@@ -47,44 +74,57 @@ def check_place_name(value: Any, field: str) -> str:
 def _legend(data: Any) -> dict[str, dict[str, Any]]:
     if not isinstance(data, dict) or not data:
         raise town_invalid("legend", "an object from one character to what it draws")
+    checks = Checks()
     legend: dict[str, dict[str, Any]] = {}
     for char, entry in data.items():
-        field = f"legend.{char}"
-        if len(char) != 1 or not isinstance(entry, dict):
-            raise town_invalid(field, "a single character mapped to an object")
-        unknown = set(entry) - {"wall", *_PLACE_KEYS}
-        if unknown:
-            raise town_invalid(field, f"unknown keys {sorted(unknown)}")
-        if not isinstance(entry.get("wall", False), bool):
-            raise town_invalid(f"{field}.wall", "true or false")
-        if entry.get("wall") and set(entry) & set(_PLACE_KEYS):
-            raise town_invalid(field, "a wall is no place")
-        if ("object" in entry or "spawn" in entry) and "arena" not in entry:
-            raise town_invalid(field, "an object or spawn point needs its arena")
-        if "arena" in entry and "sector" not in entry:
-            raise town_invalid(field, "an arena needs its sector")
-        if "object" in entry and "spawn" in entry:
-            raise town_invalid(field, "one of object and spawn")
-        legend[char] = {
-            "wall": entry.get("wall") is True,
-            **{k: check_place_name(entry[k], f"{field}.{k}") for k in _PLACE_KEYS if k in entry},
-        }
+        checked = checks.run(_legend_entry, char, entry)
+        if checked is not None:
+            legend[char] = checked
+    checks.done()
     return legend
 
 
-def _rows(data: Any, legend: dict[str, dict[str, Any]]) -> list[str]:
+def _legend_entry(char: str, entry: Any) -> dict[str, Any]:
+    field = field_path("legend", char)
+    if len(char) != 1 or not isinstance(entry, dict):
+        raise town_invalid(field, "a single character mapped to an object")
+    unknown = set(entry) - {"wall", *_PLACE_KEYS}
+    if unknown:
+        raise town_invalid(field, f"unknown keys {sorted(unknown)}")
+    if not isinstance(entry.get("wall", False), bool):
+        raise town_invalid(f"{field}.wall", "true or false")
+    if entry.get("wall") and set(entry) & set(_PLACE_KEYS):
+        raise town_invalid(field, "a wall is no place")
+    if ("object" in entry or "spawn" in entry) and "arena" not in entry:
+        raise town_invalid(field, "an object or spawn point needs its arena")
+    if "arena" in entry and "sector" not in entry:
+        raise town_invalid(field, "an arena needs its sector")
+    if "object" in entry and "spawn" in entry:
+        raise town_invalid(field, "one of object and spawn")
+    return {
+        "wall": entry.get("wall") is True,
+        **{k: check_place_name(entry[k], f"{field}.{k}") for k in _PLACE_KEYS if k in entry},
+    }
+
+
+def _rows(data: Any, legend: dict[str, dict[str, Any]] | None) -> list[str]:
+    """The rows, each as wide as the first and drawn from the legend (not checked against
+    a legend that is itself bad: None)."""
     if not isinstance(data, list) or not 1 <= len(data) <= MAX_SIDE:
         raise town_invalid("rows", f"a list of 1-{MAX_SIDE} strings")
     width = len(data[0]) if isinstance(data[0], str) else 0
     if not 1 <= width <= MAX_SIDE:
-        raise town_invalid("rows.0", f"a string of 1-{MAX_SIDE} characters")
+        raise town_invalid("rows[0]", f"a string of 1-{MAX_SIDE} characters")
+    checks = Checks()
     for number, row in enumerate(data):
         if not isinstance(row, str) or len(row) != width:
-            raise town_invalid(f"rows.{number}", f"every row has {width} characters, as row 0")
+            checks.add(f"rows[{number}]", f"every row has {width} characters, as row 0")
+            continue
         for column, char in enumerate(row):
-            if char not in legend:
-                message = f"{char!r} (column {column}) is not in the legend"
-                raise town_invalid(f"rows.{number}", message)
+            if legend is not None and char not in legend:
+                checks.add(f"rows[{number}]", f"{char!r} (column {column}) is not in the legend")
+                break
+    checks.done()
     return data
 
 
@@ -206,20 +246,24 @@ def check_tile_size(value: Any, field: str) -> int:
 
 
 def grid_check(data: Any) -> dict[str, Any]:
-    """The Town fields of a grid town, or TownInvalid naming the first bad field."""
+    """The Town fields of a grid town, or TownInvalid naming every bad field (the places'
+    spellings and reach are checked once every field is good)."""
     if not isinstance(data, dict):
         raise town_invalid("non_field_errors", "a town is a JSON object")
-    unknown = set(data) - {"format", "name", "world", "tile_size", "rows", "legend"}
-    if unknown:
-        raise town_invalid(sorted(unknown)[0], "unknown field")
+    checks = Checks()
+    for key in sorted(set(data) - {"format", "name", "world", "tile_size", "rows", "legend"}):
+        checks.add(field_path(key), "unknown field")
     if data.get("format", FORMAT) != FORMAT:
-        raise town_invalid("format", f"must be {FORMAT!r}")
-    name = check_slug(data.get("name"), "name")
-    world = check_place_name(data.get("world"), "world")
-    tile_size = check_tile_size(data.get("tile_size", 32), "tile_size")
-    legend = _legend(data.get("legend"))
-    rows = _rows(data.get("rows"), legend)
-    check_names((f"legend.{char}", entry, "") for char, entry in legend.items())
+        checks.add("format", f"must be {FORMAT!r}")
+    name = checks.run(check_slug, data.get("name"), "name")
+    world = checks.run(check_place_name, data.get("world"), "world")
+    tile_size = checks.run(check_tile_size, data.get("tile_size", 32), "tile_size")
+    legend = checks.run(_legend, data.get("legend"))
+    rows = checks.run(_rows, data.get("rows"), legend)
+    checks.done()
+    assert name is not None and world is not None and tile_size is not None
+    assert legend is not None and rows is not None
+    check_names((field_path("legend", char), entry, "") for char, entry in legend.items())
     cells = [legend[c] for row in rows for c in row]
     check_reachable(cells, len(rows[0]), "rows")
     return town_fields(name=name, world=world, width=len(rows[0]), tile_size=tile_size, cells=cells)

@@ -26,6 +26,7 @@ from typing import Any
 from .gridtown import (
     MAX_SIDE,
     Cell,
+    Checks,
     check_names,
     check_place_name,
     check_reachable,
@@ -71,7 +72,7 @@ def _properties(data: Any, field: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for number, item in enumerate(data):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise town_invalid(f"{field}.{number}", "a property: {name, type, value}")
+            raise town_invalid(f"{field}[{number}]", "a property: {name, type, value}")
         found[item["name"]] = item.get("value")
     return found
 
@@ -81,7 +82,7 @@ def _tile_layers(layers: Any, field: str, depth: int = 0) -> Iterator[tuple[str,
     if not isinstance(layers, list) or len(layers) > MAX_LAYERS:
         raise town_invalid(field, f"a list of at most {MAX_LAYERS} layers")
     for number, layer in enumerate(layers):
-        at = f"{field}.{number}"
+        at = f"{field}[{number}]"
         if not isinstance(layer, dict):
             raise town_invalid(at, "a layer is an object")
         if layer.get("type") == "group" and depth < 8:
@@ -129,7 +130,7 @@ class _Names:
             raise town_invalid("tilesets", f"a list of at most {MAX_TILESETS} tilesets")
         self.sets: list[tuple[int, int, str, dict[int, Any]]] = []
         for number, tileset in enumerate(tilesets):
-            field = f"tilesets.{number}"
+            field = f"tilesets[{number}]"
             if not isinstance(tileset, dict):
                 raise town_invalid(field, "a tileset is an object")
             first = _int(tileset, "firstgid", f"{field}.firstgid", 1, GID_MASK)
@@ -138,7 +139,7 @@ class _Names:
                 raise town_invalid(f"{field}.tiles", "a list of tiles")
             tiles: dict[int, Any] = {}
             for index, tile in enumerate(listed):
-                at = f"{field}.tiles.{index}"
+                at = f"{field}.tiles[{index}]"
                 if not isinstance(tile, dict):
                     raise town_invalid(at, "a tile is an object")
                 tile_id = _int(tile, "id", f"{at}.id", 0, GID_MASK)
@@ -203,21 +204,28 @@ def _cells(
 
 
 def tiled_check(data: Any) -> dict[str, Any]:
-    """The Town fields of a Tiled map, or TownInvalid naming the first bad field."""
+    """The Town fields of a Tiled map, or TownInvalid naming every bad field of the map's
+    own (its layers and tilesets are read once those are good)."""
     if not is_tiled(data):
         raise town_invalid("type", "a Tiled map has type 'map'")
+    checks = Checks()
     if data.get("orientation", "orthogonal") != "orthogonal":
-        raise town_invalid("orientation", "only orthogonal maps")
+        checks.add("orientation", "only orthogonal maps")
     if data.get("infinite", False) is not False:
-        raise town_invalid("infinite", "a map of fixed size (untick Infinite)")
-    width = _int(data, "width", "width", 1, MAX_SIDE)
-    height = _int(data, "height", "height", 1, MAX_SIDE)
-    tile_size = check_tile_size(data.get("tilewidth"), "tilewidth")
-    if data.get("tileheight") != tile_size:
-        raise town_invalid("tileheight", f"{tile_size}, as tilewidth: tiles are square")
-    properties = _properties(data.get("properties"), "properties")
-    name = check_slug(properties.get("name"), "properties.name")
-    world = check_place_name(properties.get("world"), "properties.world")
+        checks.add("infinite", "a map of fixed size (untick Infinite)")
+    width = checks.run(_int, data, "width", "width", 1, MAX_SIDE)
+    height = checks.run(_int, data, "height", "height", 1, MAX_SIDE)
+    tile_size = checks.run(check_tile_size, data.get("tilewidth"), "tilewidth")
+    if tile_size is not None and data.get("tileheight") != tile_size:
+        checks.add("tileheight", f"{tile_size}, as tilewidth: tiles are square")
+    properties = checks.run(_properties, data.get("properties"), "properties")
+    name = world = None
+    if properties is not None:
+        name = checks.run(check_slug, properties.get("name"), "properties.name")
+        world = checks.run(check_place_name, properties.get("world"), "properties.world")
+    checks.done()
+    assert width is not None and height is not None and tile_size is not None
+    assert name is not None and world is not None
     names = _Names(data.get("tilesets"))
     layers = _block_layers(data, width, height)
     cells, first = _cells(layers, names, width)

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
-from .gridtown import FORMAT, TownInvalid, grid_check, town_invalid
+from .gridtown import FORMAT, Checks, TownInvalid, grid_check, town_invalid
 from .models import Base, Simulation, Town
 from .tiledtown import is_tiled, tiled_check
 from .towns import _build_location_tree, shipped_town_names
@@ -41,16 +41,37 @@ def _name_free(name: str, owner: User | None) -> None:
         raise town_invalid("name", f"{name!r} is the name of a shipped town")
 
 
+def _name_given(data: Any) -> str | None:
+    """The town's name a bad town file gives, if it gives one."""
+    if not isinstance(data, dict):
+        return None
+    if not is_tiled(data):
+        name = data.get("name")
+        return name if isinstance(name, str) else None
+    properties = data.get("properties")
+    for item in properties if isinstance(properties, list) else []:
+        if isinstance(item, dict) and item.get("name") == "name":
+            value = item.get("value")
+            return value if isinstance(value, str) else None
+    return None
+
+
 def town_create(*, owner: User | None, data: Any) -> Town:
     """A new town of `owner` (None: a public one, as shipped) from a town file's data;
     TownInvalid (nothing written) when bad. A Tiled map's town name is its `name`
-    property, reported as `properties.name`."""
-    fields = town_check(data)
+    property, reported as `properties.name`. A name taken is reported with every other
+    field at fault."""
     name_field = "properties.name" if is_tiled(data) else "name"
-    try:
-        _name_free(fields["name"], owner)
-    except TownInvalid as exc:
-        raise TownInvalid({name_field: exc.errors["name"]}) from None
+    checks = Checks()
+    fields = checks.run(town_check, data)
+    name = fields["name"] if fields is not None else _name_given(data)
+    if name is not None and name_field not in checks.errors:
+        try:
+            _name_free(name, owner)
+        except TownInvalid as exc:
+            checks.errors[name_field] = exc.errors["name"]
+    checks.done()
+    assert fields is not None
     try:
         with transaction.atomic():
             town = Town.objects.create(owner=owner, **fields)

@@ -2,8 +2,8 @@
 
 A document is checked in two passes: `document_parse` (shapes, sizes, ranges, unique names)
 needs nothing else; `agents.bases.services` then checks it against its town (places and
-tiles). Both raise BaseInvalid with messages keyed by the field's path, e.g.
-`residents.2.living_area`.
+tiles). Both raise BaseInvalid with messages keyed by the path of every field at fault
+(world.fieldpath), e.g. `residents[2].living_area`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from world.clock import SimTimeOutOfReach, sim_time_check
+from world.fieldpath import loc_errors
 
 FORMAT = "smallville-base/1"
 MAX_RESIDENTS = 200
@@ -199,76 +200,63 @@ class Document(_Strict):
     scenarios: list[ScenarioSpec] = Field(default_factory=list, max_length=MAX_SCENARIOS)
 
 
-def _path(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "non_field_errors"
-
-
 def document_parse(data: Any) -> Document:
-    """The document `data` (parsed JSON), or BaseInvalid naming each bad field."""
+    """The document `data` (parsed JSON), or BaseInvalid naming every bad field."""
     if not isinstance(data, dict):
         raise BaseInvalid({"non_field_errors": ["a base is a JSON object"]})
     try:
         document = Document.model_validate(data)
     except ValidationError as exc:
-        errors: dict[str, list[str]] = {}
-        for error in exc.errors():
-            loc = tuple(p for p in error["loc"] if p != "with_") or ()
-            errors.setdefault(_path(loc), []).append(error["msg"])
-        raise BaseInvalid(errors) from None
+        raise BaseInvalid(loc_errors(exc.errors(), skip=("with_",))) from None
+    errors: dict[str, list[str]] = {}
     try:  # a simulation of the base must be able to start and run (world.clock)
         sim_time_check(start=document.start_time, sec_per_step=document.sec_per_step)
     except SimTimeOutOfReach as exc:
-        raise BaseInvalid({"start_time": [str(exc)]}) from None
+        errors["start_time"] = [str(exc)]
     seen: dict[str, int] = {}
     for number, resident in enumerate(document.residents):
         key = resident.name.casefold()
         if key in seen:
-            raise BaseInvalid(
-                {
-                    f"residents.{number}.name": [
-                        f"{resident.name!r} is the name of resident {seen[key]}"
-                    ]
-                }
-            )
-        seen[key] = number
+            message = f"{resident.name!r} is the name of resident {seen[key]}"
+            errors.setdefault(f"residents[{number}].name", []).append(message)
+        seen.setdefault(key, number)
     for number, resident in enumerate(document.residents):
         for index, relation in enumerate(resident.relationships):
             if (
                 relation.with_.casefold() not in seen
                 or relation.with_.casefold() == resident.name.casefold()
             ):
-                raise BaseInvalid(
-                    {
-                        f"residents.{number}.relationships.{index}.with": [
-                            f"{relation.with_!r} is not another resident of this base"
-                        ]
-                    }
-                )
-    _scenarios_check(document, seen)
+                message = f"{relation.with_!r} is not another resident of this base"
+                field = f"residents[{number}].relationships[{index}].with"
+                errors.setdefault(field, []).append(message)
+    _scenarios_check(document, seen, errors)
+    if errors:
+        raise BaseInvalid(errors)
     return document
 
 
-def _scenarios_check(document: Document, seen: dict[str, int]) -> None:
+def _scenarios_check(
+    document: Document, seen: dict[str, int], errors: dict[str, list[str]]
+) -> None:
     """Scenarios after the start, each resident named one of the base's or one arrived
-    by then, each arrival a new name."""
+    by then, each arrival a new name; what is wrong added to `errors`."""
     arrivals: dict[str, datetime] = {}
     for number, spec in enumerate(document.scenarios):
-        field = f"scenarios.{number}"
+        field = f"scenarios[{number}]"
         if spec.at.tzinfo is None or spec.at < document.start_time:
-            raise BaseInvalid(
-                {f"{field}.at": ["at must have a time zone and be from start_time on"]}
-            )
+            message = "at must have a time zone and be from start_time on"
+            errors.setdefault(f"{field}.at", []).append(message)
         if spec.arrive is not None:
             key = spec.arrive.name.casefold()
             if key in seen or key in arrivals:
-                raise BaseInvalid({f"{field}.arrive.name": [f"{spec.arrive.name!r} is taken"]})
-            arrivals[key] = spec.at
+                message = f"{spec.arrive.name!r} is taken"
+                errors.setdefault(f"{field}.arrive.name", []).append(message)
+            arrivals.setdefault(key, spec.at)
         if spec.resident is not None:
             key = spec.resident.casefold()
             if key not in seen and not (key in arrivals and arrivals[key] <= spec.at):
-                raise BaseInvalid(
-                    {f"{field}.resident": [f"{spec.resident!r} is no resident of this base then"]}
-                )
+                message = f"{spec.resident!r} is no resident of this base then"
+                errors.setdefault(f"{field}.resident", []).append(message)
 
 
 def document_dump(document: Document) -> dict[str, Any]:

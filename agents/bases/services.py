@@ -88,49 +88,64 @@ def document_check(
     data: Any, *, owner: User | None
 ) -> tuple[Document, Town, list[tuple[int, int]]]:
     """The document, its town (one of `owner`'s, or a shipped one) and each resident's
-    start tile; BaseInvalid naming the field for a bad shape or a place, tile or town that
-    does not exist."""
+    start tile; BaseInvalid naming every field at fault for a bad shape or a place, tile or
+    town that does not exist."""
     document = document_parse(data)
     town = _town(document.town, owner)
     addresses = set(Location.objects.filter(town=town).values_list("address", flat=True))
+    errors: dict[str, list[str]] = {}
     tiles = []
     for number, resident in enumerate(document.residents):
-        field = f"residents.{number}"
+        field = f"residents[{number}]"
         if resident.living_area and resident.living_area not in addresses:
-            raise BaseInvalid(
-                {f"{field}.living_area": [f"{resident.living_area!r} is no place of {town.name}"]}
-            )
-        tiles.append(_start_tile(town, resident, field))
+            message = f"{resident.living_area!r} is no place of {town.name}"
+            errors.setdefault(f"{field}.living_area", []).append(message)
+        try:
+            tiles.append(_start_tile(town, resident, field))
+        except BaseInvalid as exc:
+            _merge(errors, exc)
     sectors = set(
         Location.objects.filter(town=town, kind=LocationKind.SECTOR).values_list("name", flat=True)
     )
     for number, event in enumerate(document.measures.events):
         if event.place not in sectors:
-            at = f"measures.events.{number}.place"
-            raise BaseInvalid({at: [f"{event.place!r} is no sector of {town.name}"]})
-    _scenario_places(document, town, addresses)
+            at = f"measures.events[{number}].place"
+            errors.setdefault(at, []).append(f"{event.place!r} is no sector of {town.name}")
+    _scenario_places(document, town, addresses, errors)
+    if errors:
+        raise BaseInvalid(errors)
     return document, town, tiles
 
 
-def _scenario_places(document: Document, town: Town, addresses: set[str]) -> None:
-    """BaseInvalid naming the field for a scenario's place, object or start not in the town."""
+def _merge(errors: dict[str, list[str]], exc: BaseInvalid) -> None:
+    for field, messages in exc.errors.items():
+        errors.setdefault(field, []).extend(messages)
+
+
+def _scenario_places(
+    document: Document, town: Town, addresses: set[str], errors: dict[str, list[str]]
+) -> None:
+    """Each scenario's place, object or start not in the town, added to `errors`."""
     kinds = dict(Location.objects.filter(town=town).values_list("address", "kind"))
     for number, spec in enumerate(document.scenarios):
-        field = f"scenarios.{number}"
+        field = f"scenarios[{number}]"
         if spec.place is not None and kinds.get(spec.place) not in (
             LocationKind.SECTOR,
             LocationKind.ARENA,
         ):
-            raise BaseInvalid({f"{field}.place": [f"{spec.place!r} is no sector or arena"]})
+            message = f"{spec.place!r} is no sector or arena"
+            errors.setdefault(f"{field}.place", []).append(message)
         if spec.address is not None and kinds.get(spec.address) != LocationKind.OBJECT:
-            raise BaseInvalid({f"{field}.address": [f"{spec.address!r} is no object"]})
+            errors.setdefault(f"{field}.address", []).append(f"{spec.address!r} is no object")
         if spec.arrive is not None:
             area = spec.arrive.living_area
             if area and area not in addresses:
-                raise BaseInvalid(
-                    {f"{field}.arrive.living_area": [f"{area!r} is no place of {town.name}"]}
-                )
-            _start_tile(town, spec.arrive, f"{field}.arrive")
+                message = f"{area!r} is no place of {town.name}"
+                errors.setdefault(f"{field}.arrive.living_area", []).append(message)
+            try:
+                _start_tile(town, spec.arrive, f"{field}.arrive")
+            except BaseInvalid as exc:
+                _merge(errors, exc)
 
 
 def _scenarios(document: Document) -> tuple[tuple[str, Any, dict[str, Any]], ...]:

@@ -38,14 +38,29 @@ def advance(simulation_id: int, steps: int) -> Simulation:
 
 
 def error_of(response: Any) -> dict[str, Any]:
-    """The error body every 4xx carries; asserts its shape."""
-    body = response.json()
-    assert set(body) == {"error"}, body
-    error = body["error"]
-    assert set(error) == {"code", "message", "detail"}, error
-    assert isinstance(error["code"], str) and error["code"]
-    assert isinstance(error["message"], str) and error["message"]
-    return error
+    """The problem (RFC 9457) every error response carries; asserts its shape: the media
+    type, the members, `errors` as [{field, message}] (fields at fault in a 400)."""
+    assert response["Content-Type"] == "application/problem+json", response["Content-Type"]
+    problem = response.json()
+    assert {"type", "title", "status", "detail", "code", "errors"} <= set(problem), problem
+    assert problem["type"] == "about:blank"
+    assert problem["status"] == response.status_code
+    assert isinstance(problem["code"], str) and problem["code"]
+    assert isinstance(problem["detail"], str) and problem["detail"]
+    for error in problem["errors"]:
+        assert set(error) == {"field", "message"}, error
+        assert error["field"] is None or (isinstance(error["field"], str) and error["field"])
+        assert isinstance(error["message"], str) and error["message"]
+    assert bool(problem["errors"]) == (response.status_code == 400), problem
+    return problem
+
+
+def fields_of(response: Any) -> dict[str | None, list[str]]:
+    """A 400 problem's messages by the path of each field at fault (None: the request)."""
+    fields: dict[str | None, list[str]] = {}
+    for error in error_of(response)["errors"]:
+        fields.setdefault(error["field"], []).append(error["message"])
+    return fields
 
 
 def counts() -> tuple[int, int, int]:

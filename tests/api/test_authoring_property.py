@@ -6,6 +6,7 @@ of them is a 400 whose body names the field, with nothing written."""
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,9 +17,9 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from agents.bases.format import Resident
+from tests.api import fields_of
 from world.models import Base, Location, Town
 
-from . import error_of
 from .test_town_authoring import COTTAGE, GRID, base_in
 
 EXAMPLES = 40
@@ -193,9 +194,12 @@ def _check(api: APIClient, url: str, bad: Bad) -> None:
     response = api.post(url, body, format="json")
     where = f"POST {url} naming {field}: {str(body)[:300]}"
     assert response.status_code == 400, (where, response.status_code, response.content[:300])
-    detail = error_of(response)["detail"]
-    assert isinstance(detail, dict), (where, detail)
-    assert any(key == field or key.startswith(f"{field}.") for key in detail), (where, detail)
+    detail = fields_of(response)
+    # The edit's dotted path as the API names it: indexes in brackets (rows.2 -> rows[2]).
+    named = re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", field)
+    assert any(
+        key == named or (key or "").startswith((f"{named}.", f"{named}[")) for key in detail
+    ), (where, detail)
     assert _rows() == before, where
 
 

@@ -49,7 +49,7 @@ def test_a_running_simulation_is_not_deleted(api: APIClient, status: str) -> Non
     before = _rows(made["id"])
     refused = api.delete(f"/api/simulations/{made['id']}/")
     assert refused.status_code == 409
-    assert "pause it first" in error_of(refused)["message"]
+    assert "pause it first" in error_of(refused)["detail"]
     assert _rows(made["id"]) == before
 
 
@@ -60,12 +60,12 @@ def test_a_simulation_under_evaluation_or_measured_is_not_deleted(api: APIClient
         simulation_id=made["id"], number=1, step=0, kinds=["diffusion"]
     )
     refused = api.delete(f"/api/simulations/{made['id']}/")
-    assert refused.status_code == 409 and "under way" in error_of(refused)["message"]
+    assert refused.status_code == 409 and "under way" in error_of(refused)["detail"]
     # Done, the evaluation goes with its simulation; but what it measured (another
     # simulation, as a fork is) stays while the evaluation does.
     Evaluation.objects.filter(pk=evaluation.pk).update(status="done", subject_id=measured["id"])
     refused = api.delete(f"/api/simulations/{measured['id']}/")
-    assert refused.status_code == 409 and "measured" in error_of(refused)["message"]
+    assert refused.status_code == 409 and "measured" in error_of(refused)["detail"]
     assert Simulation.objects.filter(pk=measured["id"]).exists()
     assert api.delete(f"/api/simulations/{made['id']}/").status_code == 204
     assert not Evaluation.objects.filter(pk=evaluation.pk).exists()

@@ -117,7 +117,7 @@ def test_a_forged_cursor_is_400(api: APIClient, cursor: str) -> None:
     response = api.get(f"/api/simulations/{simulation['id']}/events/", {"cursor": cursor})
     assert response.status_code == 400, response.content
     error = error_of(response)
-    assert error["code"] == "invalid_cursor" and "cursor" in error["message"]
+    assert error["code"] == "invalid_cursor" and "cursor" in error["detail"]
 
 
 @pytest.mark.django_db

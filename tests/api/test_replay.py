@@ -98,7 +98,7 @@ def test_bad_ranges_get_400(api: APIClient, query: dict[str, Any], message: str)
     advance(simulation["id"], 5)
     response = api.get(f"/api/simulations/{simulation['id']}/replay/", query)
     assert response.status_code == 400, response.content
-    assert message in error_of(response)["message"]
+    assert message in error_of(response)["detail"]
 
 
 @pytest.mark.django_db
@@ -108,7 +108,7 @@ def test_a_range_longer_than_the_limit_gets_400(api: APIClient) -> None:
     url = f"/api/simulations/{simulation['id']}/replay/"
     too_long = api.get(url, {"from_step": 0, "to_step": MAX_REPLAY_STEPS + 1})
     assert too_long.status_code == 400
-    assert f"at most {MAX_REPLAY_STEPS} steps" in error_of(too_long)["message"]
+    assert f"at most {MAX_REPLAY_STEPS} steps" in error_of(too_long)["detail"]
     assert api.get(url, {"from_step": 0, "to_step": 3}).status_code == 200
 
 

@@ -29,7 +29,7 @@ def test_bad_run_requests_get_400_and_change_nothing(api: APIClient, body: dict[
     simulation = create(api)
     response = api.post(f"/api/simulations/{simulation['id']}/run/", body, format="json")
     assert response.status_code == 400, response.content
-    assert error_of(response)["message"]
+    assert error_of(response)["detail"]
     assert Simulation.objects.get(pk=simulation["id"]).status == "idle"
 
 
@@ -44,7 +44,7 @@ def test_run_pause_resume_and_progress(api: APIClient) -> None:
 
     again = api.post(f"{base}/run/", {"steps": 5}, format="json")
     assert again.status_code == 409
-    assert "already running" in error_of(again)["message"]
+    assert "already running" in error_of(again)["detail"]
 
     assert api.post(f"{base}/pause/", format="json").json()["status"] == "paused"
     assert api.post(f"{base}/pause/", format="json").status_code == 409

@@ -39,8 +39,16 @@ def test_schema_is_openapi3_json(api: APIClient, authenticated: bool) -> None:
     create = schema["paths"]["/api/simulations/"]["post"]
     # 413: body over the limit; 429: throttled; 503: the database or cache is down
     assert set(create["responses"]) == {"201", "400", "401", "413", "429", "503"}
-    error = create["responses"]["400"]["content"]["application/json"]["schema"]
-    assert error == {"$ref": "#/components/schemas/Error"}
+    # Every error response is a Problem (RFC 9457), as application/problem+json.
+    for status, response in create["responses"].items():
+        if int(status) >= 400:
+            assert response["content"] == {
+                "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+            }, status
+    problem = schema["components"]["schemas"]["Problem"]
+    assert {"type", "title", "status", "detail", "code", "errors"} <= set(problem["required"])
+    field_error = schema["components"]["schemas"]["FieldError"]["properties"]["field"]
+    assert field_error["nullable"] is True
     assert {"tokenAuth": []} in create["security"]
 
 

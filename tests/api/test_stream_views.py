@@ -192,19 +192,21 @@ def test_another_users_stream_is_404_and_bad_cursors_and_event_ids_are_400(
         headers = {"Authorization": f"Token {token}", "Last-Event-ID": header}
         conn.request("GET", path, headers=headers)
         response = conn.getresponse()
-        error = json.loads(response.read())["error"]
-        assert response.status == 400 and "Last-Event-ID" in error["message"], error
+        assert response.getheader("Content-Type") == "application/problem+json"
+        problem = json.loads(response.read())
+        assert response.status == 400 and "Last-Event-ID" in problem["detail"], problem
     conn.close()
     for query, field in (("after=x", "after"), ("kinds=,", "kinds"), ("kinds=A%20B", "kinds")):
         status, _, body = server.request("GET", f"{path}?{query}", token=token)
-        assert status == 400 and field in json.loads(body)["error"]["message"], body
+        fields = [error["field"] for error in json.loads(body)["errors"]]
+        assert status == 400 and fields == [field], body
     # HEAD answers the headers and ends (no stream behind it).
     status, headers, body = server.request("HEAD", path, token=token)
     assert (status, body) == (200, b"") and headers["content-type"] == "text/event-stream"
     forged = base64.b64encode(b"foo").decode()
     events = f"/api/simulations/{simulation['id']}/events/?cursor={forged}"
     status, _, body = server.request("GET", events, token=token)
-    assert status == 400 and "cursor" in json.loads(body)["error"]["message"], body
+    assert status == 400 and "cursor" in json.loads(body)["detail"], body
 
 
 @pytest.mark.django_db
@@ -216,7 +218,7 @@ def test_the_stream_view_refuses_before_streaming_under_the_test_client(
     assert other_api.get(path).status_code == 404
     response = api.get(path, HTTP_LAST_EVENT_ID="seven", HTTP_ACCEPT="text/event-stream")
     assert response.status_code == 400
-    assert "Last-Event-ID" in error_of(response)["message"]
+    assert "Last-Event-ID" in error_of(response)["detail"]
     names = ",".join(f"Resident {n}" for n in range(MAX_NAMES + 1))
     response = api.get(path, {"residents": names})
-    assert response.status_code == 400 and "residents" in error_of(response)["message"]
+    assert response.status_code == 400 and "residents" in error_of(response)["detail"]

@@ -84,7 +84,7 @@ def test_location_of_another_town_is_404(api: APIClient, ville: Town) -> None:
 def test_bad_filter_value_is_400(api: APIClient, ville: Town) -> None:
     response = api.get(f"/api/towns/{ville.pk}/locations/?kind=street")
     assert response.status_code == 400
-    assert error_of(response)["message"].startswith("kind:")
+    assert error_of(response)["detail"].startswith("kind:")
 
 
 def _path(api: APIClient, town: Town, **query: Any) -> Any:
@@ -127,8 +127,9 @@ def test_path_unknown_address_suggests(api: APIClient, ville: Town) -> None:
     response = _path(api, ville, **{"from": "the Ville:Hobbs Cafe", "to": "the ville:hobbs cafe"})
     assert response.status_code == 400
     error = error_of(response)
-    assert error["message"].startswith("to:")
-    assert "the Ville:Hobbs Cafe" in error["detail"]["suggestions"]
+    assert error["detail"].startswith("to:")
+    assert [e["field"] for e in error["errors"]] == ["to"]
+    assert "the Ville:Hobbs Cafe" in error["suggestions"]
 
 
 @pytest.mark.django_db

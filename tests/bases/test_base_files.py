@@ -32,7 +32,7 @@ def test_export_then_import_round_trips(user: User, tmp_path: Path) -> None:
 
     data["residents"][0]["living_area"] = "Brindle Green:Nowhere:attic"
     path.write_text(json.dumps(data))
-    with pytest.raises(CommandError, match=r"residents\.0\.living_area"):
+    with pytest.raises(CommandError, match=r"residents\[0\]\.living_area"):
         call_command("import_base", str(path), owner=user.username, replace=True)
     assert Base.objects.get(pk=mine.pk).residents == shipped.residents
 

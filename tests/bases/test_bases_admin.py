@@ -34,7 +34,7 @@ def test_admin_lists_checks_and_protects(staff: Client) -> None:
     bad = [dict(r) for r in data["residents"]]
     bad[1]["living_area"] = "Brindle Green:Nowhere:attic"
     refused = staff.post("/admin/world/base/add/", {**form, "residents": json.dumps(bad)})
-    assert refused.status_code == 200 and b"residents.1.living_area" in refused.content
+    assert refused.status_code == 200 and b"residents[1].living_area" in refused.content
     assert not Base.objects.filter(name="menders").exists()
     added = staff.post("/admin/world/base/add/", form)
     assert added.status_code == 302, added.content[:2000]

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from tests.api import fields_of
 from world.models import Base
 
-from ..api import error_of
 from ..edits import with_field
 
 TOWN = "brindle_green"
@@ -105,7 +105,7 @@ def test_another_users_base_is_not_found(api: APIClient, other_api: APIClient) -
     names = {row["name"] for row in other_api.get("/api/bases/").json()["results"]}
     assert "menders" not in names
     refused = other_api.post("/api/simulations/", {"base": body["id"]}, format="json")
-    assert refused.status_code == 400 and "base" in error_of(refused)["detail"]
+    assert refused.status_code == 400 and "base" in fields_of(refused)
 
 
 BAD = [
@@ -114,21 +114,21 @@ BAD = [
     ("sec_per_step", 0, "sec_per_step"),
     ("sec_per_step", "10", "sec_per_step"),
     ("residents", [], "residents"),
-    ("residents.1.name", "ines vark", "residents.1.name"),  # duplicate up to case
-    ("residents.0.age", -1, "residents.0.age"),
-    ("residents.0.living_area", f"{W}:Nowhere:attic", "residents.0.living_area"),
-    ("residents.0.start", {"address": f"{W}:Nowhere"}, "residents.0.start.address"),
-    ("residents.0.start", {"tile": [0, 0]}, "residents.0.start.tile"),  # a wall
-    ("residents.0.start", {"tile": [500, 3]}, "residents.0.start.tile"),
-    ("residents.0.start", {}, "residents.0.start"),
-    ("residents.0.seed_memories", ["x" * 1001], "residents.0.seed_memories.0"),
+    ("residents.1.name", "ines vark", "residents[1].name"),  # duplicate up to case
+    ("residents.0.age", -1, "residents[0].age"),
+    ("residents.0.living_area", f"{W}:Nowhere:attic", "residents[0].living_area"),
+    ("residents.0.start", {"address": f"{W}:Nowhere"}, "residents[0].start.address"),
+    ("residents.0.start", {"tile": [0, 0]}, "residents[0].start.tile"),  # a wall
+    ("residents.0.start", {"tile": [500, 3]}, "residents[0].start.tile"),
+    ("residents.0.start", {}, "residents[0].start"),
+    ("residents.0.seed_memories", ["x" * 1001], "residents[0].seed_memories[0]"),
     (
         "residents.0.relationships",
         [{"with": "Nobody Here", "memory": "m"}],
-        "residents.0.relationships.0.with",
+        "residents[0].relationships[0].with",
     ),
-    ("residents.0.hobby", "chess", "residents.0.hobby"),
-    ("residents.0.name", "a:b", "residents.0.name"),
+    ("residents.0.hobby", "chess", "residents[0].hobby"),
+    ("residents.0.name", "a:b", "residents[0].name"),
 ]
 
 
@@ -141,7 +141,7 @@ def test_bad_field_is_named_and_nothing_written(
     before = Base.objects.count()
     response = api.post("/api/bases/", with_field(five(), path, value), format="json")
     assert response.status_code == 400, response.content
-    assert field in error_of(response)["detail"], response.content
+    assert field in fields_of(response), response.content
     assert Base.objects.count() == before
 
 
@@ -151,7 +151,7 @@ def test_bad_update_writes_nothing(api: APIClient) -> None:
     url = f"/api/bases/{body['id']}/"
     bad = with_field(five(), "residents.2.living_area", f"{W}:Nowhere:attic")
     response = api.put(url, bad, format="json")
-    assert "residents.2.living_area" in error_of(response)["detail"]
+    assert "residents[2].living_area" in fields_of(response)
     assert api.get(url).json() == body
     taken = api.patch(url, {"name": "base_the_ville_n25"}, format="json")
-    assert "name" in error_of(taken)["detail"]
+    assert "name" in fields_of(taken)

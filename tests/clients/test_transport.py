@@ -24,8 +24,9 @@ Answer = tuple[int, dict[str, str], bytes]
 
 
 def _error(status: int, code: str, message: str, retry_after: str | None = None) -> Answer:
-    body = json.dumps({"error": {"code": code, "message": message, "detail": message}})
-    headers = {"Content-Type": "application/json"}
+    problem = {"type": "about:blank", "title": "", "status": status, "detail": message}
+    body = json.dumps({**problem, "code": code, "errors": []})
+    headers = {"Content-Type": "application/problem+json"}
     if retry_after is not None:
         headers["Retry-After"] = retry_after
     return status, headers, body.encode()

@@ -43,11 +43,11 @@ def test_an_evaluation_names_nothing_and_measures_its_bases_facts(simulation):
 @pytest.mark.parametrize(
     ("fact", "field", "message"),
     [
-        ("it is on", "facts.0.text", "name a fact as a clause"),
-        ("a b c", "facts.0.text", "name a fact as a clause"),
-        ("x" * 201, "facts.0.text", "at most 200 characters"),
-        ({"text": "the pier reopens", "colour": "red"}, "facts.0.colour", "Extra inputs"),
-        ({"text": "the pier reopens", "words": [[]]}, "facts.0.words.0", "at least 1 item"),
+        ("it is on", "facts[0].text", "name a fact as a clause"),
+        ("a b c", "facts[0].text", "name a fact as a clause"),
+        ("x" * 201, "facts[0].text", "at most 200 characters"),
+        ({"text": "the pier reopens", "colour": "red"}, "facts[0].colour", "Extra inputs"),
+        ({"text": "the pier reopens", "words": [[]]}, "facts[0].words[0]", "at least 1 item"),
     ],
 )
 def test_a_fact_the_rules_cannot_check_is_refused_and_nothing_is_written(

@@ -14,6 +14,7 @@ from evaluations.models import Evaluation
 from evaluations.runner import evaluation_run
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
+from tests.api import fields_of
 from tests.factories import three_residents
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -78,5 +79,5 @@ def test_a_judge_profile_the_user_may_not_use_is_a_400_and_creates_nothing(
             format="json",
         )
         assert answer.status_code == 400, (bad, answer.json())
-        assert "judge_profile" in answer.json()["error"]["detail"], answer.json()
+        assert "judge_profile" in fields_of(answer), answer.json()
     assert not Evaluation.objects.filter(simulation=simulation).exists()

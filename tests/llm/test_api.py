@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from agents.services import residents_seed_memories
 from llm.importance import importance_rate
 from llm.port import ModelUnavailable
+from tests.api import error_of
 from tests.model_server import ModelServer, error, ok
 from world.models import Simulation
 
@@ -93,7 +94,7 @@ def test_another_users_simulation_is_not_found(other_api: APIClient, rated: Simu
     for url in (calls_url(rated), f"{calls_url(rated)}summary/"):
         response = other_api.get(url)
         assert response.status_code == 404
-        assert response.json()["error"]["code"] == "not_found"
+        assert error_of(response)["code"] == "not_found"
 
 
 def test_anonymous_is_refused(rated: Simulation) -> None:

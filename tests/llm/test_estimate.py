@@ -16,6 +16,7 @@ from llm.backends import OFFLINE_MODEL
 from llm.estimate import DEFAULT_RANGE, DEFAULT_RATES, simulation_estimate
 from llm.models import ModelCall, ModelProfile
 from llm.profile_services import profile_save, simulation_models_set
+from tests.api import error_of
 from tests.factories import unseeded_simulation
 from world.events import SIMULATION_STEPPED
 from world.models import Event, Simulation
@@ -200,7 +201,7 @@ def test_over_http_and_bad_hours_are_a_400_naming_the_field(
     for bad in ({}, {"hours": "soon"}, {"hours": "0"}, {"hours": "-1"}, {"hours": "nan"}):
         answer = api.get(estimate_url(target), bad)
         assert answer.status_code == 400, bad
-        assert answer.json()["error"]["message"].startswith("hours:"), bad
+        assert error_of(answer)["detail"].startswith("hours:"), bad
     assert api.get(estimate_url(target), {"hours": "721"}).status_code == 400
     assert other_api.get(estimate_url(target), {"hours": "1"}).status_code == 404
     assert APIClient().get(estimate_url(target), {"hours": "1"}).status_code in (401, 403)

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from agents.models import Interview
 from llm.models import ModelCall, ModelQuota
+from tests.api import error_of
 from world.models import Simulation
 
 from ..api import create
@@ -27,7 +28,7 @@ def test_a_user_past_its_quota_gets_429_and_nothing_is_written(api: APIClient, u
     asked = api.post(url, {"persona": "a reporter", "question": "How are you?"}, format="json")
     assert asked.status_code == 429, asked.content
     assert int(asked["Retry-After"]) > 0
-    assert "quota" in asked.json()["error"]["message"]
+    assert "quota" in error_of(asked)["detail"]
     assert not Interview.objects.exists()
     assert ModelCall.objects.filter(simulation__owner=user).count() == made
     refused = api.post(

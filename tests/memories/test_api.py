@@ -14,7 +14,7 @@ from memories.events import MEMORY_TOUCHED
 from memories.models import Evidence, Memory, MemoryKind
 from memories.selectors import memory_evidence_tree
 from memories.services import MemoryDraft, memories_create
-from tests.api import N25, advance, create, error_of
+from tests.api import N25, advance, create, error_of, fields_of
 from world.models import Agent, Event, Simulation
 
 ISABELLA = "Isabella Rodriguez"
@@ -185,7 +185,7 @@ def test_bad_weights_in_config_are_400(api: APIClient) -> None:
     )
     response = api.post(f"{_base(simulation['id'])}/retrieve/", {"query": "x"}, format="json")
     assert response.status_code == 400
-    assert "config" in error_of(response)["detail"]
+    assert "config" in fields_of(response)
 
 
 @pytest.mark.django_db

@@ -23,6 +23,7 @@ from memories.embeddings import (
     text_hash,
 )
 from memories.models import EMBEDDING_DIMENSIONS, EmbeddingCache
+from tests.api import error_of
 from tests.model_server import ModelServer, fake_vector
 from world.models import Simulation
 
@@ -285,6 +286,6 @@ def test_retrieval_with_a_spent_budget_is_a_409_not_a_500(
     ]:
         response = api.post(f"{resident}/{path}/", body, format="json")
         assert response.status_code == 409, response.content
-        assert response.json()["error"]["code"] == "budget_exhausted"
-        assert "model budget exhausted" in response.json()["error"]["message"]
+        assert error_of(response)["code"] == "budget_exhausted"
+        assert "model budget exhausted" in error_of(response)["detail"]
     assert len(openai_embeddings.requests) == sent

@@ -59,10 +59,10 @@ def test_a_grid_becomes_a_town_with_paths() -> None:
 BAD = [
     ("name", "pebble row!", "name"),
     ("format", "tiled", "format"),
-    ("rows.2", "#hbh...#", "rows.2"),  # one character short
-    ("rows.5", "#.....kz#", "rows.5"),  # not in the legend
+    ("rows.2", "#hbh...#", "rows[2]"),  # one character short
+    ("rows.5", "#.....kz#", "rows[5]"),  # not in the legend
     ("rows.2", "#hbh#...#", "rows"),  # the house walled in
-    ("rows", ["." * (MAX_SIDE + 1)], "rows.0"),
+    ("rows", ["." * (MAX_SIDE + 1)], "rows[0]"),
     ("legend.k", {"sector": "tin kiosk", "arena": "counter area"}, "legend.t"),  # case
     ("legend.t", {"arena": "counter area", "object": "till"}, "legend.t"),
     ("legend.t", {"sector": "Tin kiosk", "arena": "a:b"}, "legend.t.arena"),

@@ -62,8 +62,8 @@ def _edit(path: str, value: Any) -> dict[str, Any]:
     return data
 
 
-ARENAS = "layers.2.layers.1"  # the Arena Blocks layer, inside the Blocks group
-SECTORS = "layers.2.layers.0"
+ARENAS = "layers[2].layers[1]"  # the Arena Blocks layer, inside the Blocks group
+SECTORS = "layers[2].layers[0]"
 # Row 4 holds the houses' doors: all wall, the houses cannot be reached from the green.
 _walled = [1 if c == "#" or r == 4 else 0 for r, row in enumerate(ROWS) for c in row]
 BAD = [
@@ -78,15 +78,15 @@ BAD = [
     ("properties.0.value", "hollow end!", "properties.name"),
     ("properties.1.value", "a:b", "properties.world"),
     ("tilesets.1.tiles.0.properties", [], f"{SECTORS}.data"),  # no name property
-    ("tilesets.1.firstgid", 0, "tilesets.1.firstgid"),
+    ("tilesets.1.firstgid", 0, "tilesets[1].firstgid"),
     ("@Arena Blocks.width", 11, f"{ARENAS}.width"),  # sizes disagree
     ("@Arena Blocks.data", [0] * 107, f"{ARENAS}.data"),
     ("@Arena Blocks.data", [999] * 108, f"{ARENAS}.data"),  # a gid in no tileset
     ("@Arena Blocks.data", ["1"] * 108, f"{ARENAS}.data"),
     ("@Arena Blocks.encoding", "base64", f"{ARENAS}.encoding"),
     ("@Arena Blocks.name", "Arenas", "layers"),  # no Arena Blocks layer
-    ("@Spawning Blocks.name", "ARENA BLOCKS", "layers.2.layers.3.name"),  # two of them
-    ("@Collisions.data", _walled, "layers.1.data"),  # the houses walled off the green
+    ("@Spawning Blocks.name", "ARENA BLOCKS", "layers[2].layers[3].name"),  # two of them
+    ("@Collisions.data", _walled, "layers[1].data"),  # the houses walled off the green
 ]
 
 

@@ -1,47 +1,55 @@
-"""What the client raises: the API's errors with their status, code and message, a lost
-connection, and a wait that ran out of time."""
+"""What the client raises: the API's errors (RFC 9457 problems) with their status, code,
+message and fields at fault, a lost connection, and a wait that ran out of time."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class SmallvilleError(Exception):
     """Everything this client raises derives from it."""
 
 
-class ApiError(SmallvilleError):
-    """An error answer of the API: `{"error": {"code", "message", "detail"}}`.
+class FieldError(NamedTuple):
+    """One field at fault in a 400: its path (`residents[0].seed_memories[2]`, indexes
+    0-based; None for the request as a whole) and what is wrong with it."""
 
-    `status` is the HTTP status, `code` the API's machine-readable code (`invalid`,
-    `not_found`, `throttled`, ...), `message` its first problem for people (a 400 names
-    the field: `steps: Ensure this value is greater than or equal to 1.`), `detail`
-    everything the API reported (errors by field for a 400), `retry_after` the seconds the
-    API asked to wait (429, 503), if it did."""
+    field: str | None
+    message: str
+
+
+class ApiError(SmallvilleError):
+    """An error answer of the API: an RFC 9457 problem (`application/problem+json`).
+
+    `status` is the HTTP status, `code` the API's machine-readable kind (`invalid`,
+    `not_found`, `throttled`, ...), `message` the problem for people (the problem's
+    `detail`; a 400's names each field: `steps: Ensure this value is greater than or equal
+    to 1.`), `errors` every field at fault (a 400's; FieldError), `problem` the whole body,
+    `retry_after` the seconds the API asked to wait (429, 503), if it did."""
 
     def __init__(
         self,
         status: int,
         code: str,
         message: str,
-        detail: Any = None,
+        errors: list[FieldError] | None = None,
         *,
         retry_after: float | None = None,
+        problem: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
-        self.detail = detail
+        self.errors = errors or []
+        self.problem = problem or {}
         self.retry_after = retry_after
 
     @property
     def fields(self) -> list[str]:
-        """The request's fields at fault (a 400's errors by field), else []."""
-        if isinstance(self.detail, dict):
-            return [key for key in self.detail if key not in ("detail", "non_field_errors")]
-        return []
+        """The paths of the request's fields at fault (a 400's), else []."""
+        return [error.field for error in self.errors if error.field is not None]
 
 
 class BadRequest(ApiError):
@@ -105,13 +113,17 @@ class WaitTimeout(SmallvilleError, TimeoutError):
 
 
 def api_error(status: int, body: bytes, retry_after: float | None = None) -> ApiError:
-    """The error of an answer: the API's error body, or, from something in front of the
-    API (a proxy's 502 page), the status and the start of its text."""
+    """The error of an answer: the API's problem, or, from something in front of the API
+    (a proxy's 502 page), the status and the start of its text."""
+    problem: dict[str, Any] = {}
     try:
-        error = json.loads(body)["error"]
-        code, message = str(error["code"]), str(error["message"])
-        detail = error.get("detail")
+        problem = json.loads(body)
+        code, message = str(problem["code"]), str(problem["detail"])
+        errors = [FieldError(e["field"], str(e["message"])) for e in problem.get("errors", [])]
     except (ValueError, KeyError, TypeError):
-        code, message, detail = f"http_{status}", body[:200].decode(errors="replace"), None
+        code, message = f"http_{status}", body[:200].decode(errors="replace")
+        errors, problem = [], {}
     kind = _BY_STATUS.get(status, ApiError)
-    return kind(status, code, message or f"HTTP {status}", detail, retry_after=retry_after)
+    return kind(
+        status, code, message or f"HTTP {status}", errors, retry_after=retry_after, problem=problem
+    )

@@ -112,7 +112,7 @@ def test_a_private_range_url_is_refused_with_a_400_naming_url(user: User) -> Non
             body = {"url": url, "events": ["run.finished"]}
             status, refused = _call(server, "POST", "/api/webhooks/", token, body)
             assert status == 400, refused
-            error = refused["error"]
-            assert error["code"] == "invalid" and list(error["detail"]) == ["url"], error
-            assert error["message"].startswith("url: ") and "private" in error["message"]
+            assert refused["code"] == "invalid", refused
+            assert [error["field"] for error in refused["errors"]] == ["url"], refused
+            assert refused["detail"].startswith("url: ") and "private" in refused["detail"]
         assert _call(server, "GET", "/api/webhooks/", token)[1]["results"] == []

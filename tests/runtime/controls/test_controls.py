@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from agents.models import Interview, ObjectState
 from memories.models import Memory, MemoryKind
 from runtime import engine
-from tests.api import create, error_of
+from tests.api import create, error_of, fields_of
 from world.models import Agent, Event, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
@@ -221,8 +221,9 @@ def test_an_unknown_object_gets_400_with_the_nearest_addresses(
     )
     assert response.status_code == 400, response.content
     error = error_of(response)
-    assert error["detail"]["suggestions"][0] == STOVE
-    assert len(error["detail"]["suggestions"]) <= 5
+    assert error["suggestions"][0] == STOVE
+    assert len(error["suggestions"]) <= 5
+    assert [e["field"] for e in error["errors"]] == ["address"]
     # An arena is a place, not an object.
     arena = api.put(
         f"{_base(town)}/objects/",
@@ -248,7 +249,7 @@ def test_take_control_go_and_give_back(api: APIClient, town: dict[str, Any]) -> 
 
     unknown = api.post(f"{klaus}/go/", {"address": "the Ville:Hobs Cafe:cafe"}, format="json")
     assert unknown.status_code == 400
-    assert "the Ville:Hobbs Cafe:cafe" in error_of(unknown)["detail"]["suggestions"]
+    assert "the Ville:Hobbs Cafe:cafe" in error_of(unknown)["suggestions"]
 
     went = api.post(f"{klaus}/go/", {"address": "the Ville:Hobbs Cafe:cafe"}, format="json")
     assert went.status_code == 200, went.content
@@ -298,7 +299,7 @@ def test_a_newcomer_steps_in(api: APIClient, town: dict[str, Any]) -> None:
     assert [row["name"] for row in listed["results"]] == ["Ada Lovelace"]
 
     again = _newcomer(api, town)
-    assert again.status_code == 400 and "already lives" in error_of(again)["message"]
+    assert again.status_code == 400 and "already lives" in error_of(again)["detail"]
 
 
 @pytest.mark.django_db
@@ -306,10 +307,10 @@ def test_a_newcomer_steps_in(api: APIClient, town: dict[str, Any]) -> None:
     ("fields", "field"),
     [
         ({"address": "the Ville:Nowhere"}, "address"),
-        ({"address": None}, "non_field_errors"),
-        ({"address": APARTMENT, "tile": [1, 1]}, "non_field_errors"),
-        ({"address": None, "tile": [80, 12]}, None),  # a wall
-        ({"address": None, "tile": [500, 12]}, None),  # off the map
+        ({"address": None}, None),  # the whole request: neither start
+        ({"address": APARTMENT, "tile": [1, 1]}, None),  # both
+        ({"address": None, "tile": [80, 12]}, "tile"),  # a wall
+        ({"address": None, "tile": [500, 12]}, "tile"),  # off the map
         ({"name": "12345"}, "name"),
         ({"name": "a/b"}, "name"),
         ({"living_area": "the Ville:Nowhere:room"}, "living_area"),
@@ -327,9 +328,8 @@ def test_bad_newcomers_get_400(
     agents = Agent.objects.count()
     response = api.post(f"{_base(town)}/residents/", body, format="json")
     assert response.status_code == 400, response.content
-    detail = error_of(response)["detail"]
-    if field is not None:
-        assert field in detail, detail
+    detail = fields_of(response)
+    assert field in detail, detail  # None: the request as a whole
     assert Agent.objects.count() == agents
 
 
@@ -354,7 +354,7 @@ def test_say_to_a_resident_in_sight(api: APIClient, town: dict[str, Any]) -> Non
 
     # Klaus is in his dorm, out of sight; Isabella is not user-controlled.
     far = api.post(f"{ada}/say/", {"to": KLAUS, "text": "Hi"}, format="json")
-    assert far.status_code == 400 and "not in sight" in error_of(far)["message"]
+    assert far.status_code == 400 and "not in sight" in error_of(far)["detail"]
     back = api.post(
         f"{_resident(town, ISABELLA)}/say/", {"to": "Ada Lovelace", "text": "Hi"}, format="json"
     )

@@ -12,7 +12,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from evaluations.models import Evaluation
-from tests.api import create, error_of
+from tests.api import create, error_of, fields_of
 from world.models import Agent, Location, LocationKind, Simulation
 from world.paths import Unreachable, distance_field, location_anchor, path_to_location, walkable
 from world.selectors import town_cached
@@ -45,7 +45,7 @@ def test_a_name_with_invisible_or_mixed_script_letters_is_400_naming_the_field(
     agents = Agent.objects.count()
     response = _newcomer(api, simulation, name=name)
     assert response.status_code == 400, response.content
-    assert "name" in error_of(response)["detail"]
+    assert "name" in fields_of(response)
     assert Agent.objects.count() == agents
 
 
@@ -60,7 +60,7 @@ def test_names_alike_but_for_look_alike_letters_or_compatibility_forms_are_one_n
     for name in ("\u0420\u0430\u0445 \u041e\u0441\u04bb\u043e", "\uff30\uff41\uff58 Ocho"):
         response = _newcomer(api, simulation, name=name)
         assert response.status_code == 400, (name, response.content)
-        assert "already lives" in error_of(response)["message"]
+        assert "already lives" in error_of(response)["detail"]
     assert Agent.objects.count() == agents
     # Names in other scripts are welcome.
     for name in ("\u0416\u0435\u043d\u044f \u0418\u0432\u0430\u043d\u043e\u0432", "山田 はなこ"):
@@ -99,7 +99,7 @@ def test_a_newcomer_on_a_walled_in_tile_is_400_naming_the_field(api: APIClient) 
     tile = _walled_in_tile(simulation)
     response = _newcomer(api, simulation, address=None, tile=list(tile))
     assert response.status_code == 400, response.content
-    assert "tile" in error_of(response)["detail"]
+    assert "tile" in fields_of(response)
     assert not Agent.objects.filter(name=NAME).exists()
 
 
@@ -120,8 +120,8 @@ def test_an_evaluation_list_with_repeats_is_400_naming_the_field(
     url = f"/api/simulations/{simulation['id']}/evaluations/"
     response = api.post(url, body, format="json")
     assert response.status_code == 400, response.content[:300]
-    named = error_of(response)["detail"]  # the field, or the repeated item ("facts.1")
-    assert any(key == field or key.startswith(f"{field}.") for key in named), named
+    named = fields_of(response)  # the field, or the repeated item ("facts[1]")
+    assert any(key == field or (key or "").startswith(f"{field}[") for key in named), named
     assert not Evaluation.objects.exists()
 
 
@@ -130,7 +130,7 @@ def test_a_newcomer_with_repeated_memories_is_400(api: APIClient) -> None:
     simulation = create(api)
     response = _newcomer(api, simulation, memories=["I like kites"] * 3)
     assert response.status_code == 400
-    assert "memories" in error_of(response)["detail"]
+    assert "memories" in fields_of(response)
 
 
 @pytest.mark.django_db

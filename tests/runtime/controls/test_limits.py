@@ -87,7 +87,7 @@ def test_a_body_over_the_limit_is_413_before_anything_reads_it(
     )
     assert response.status_code == 413
     error = error_of(response)
-    assert error["code"] == "request_too_large" and error["detail"]["limit"] == 2000
+    assert error["code"] == "request_too_large" and error["limit"] == 2000
     small = api.post(
         f"/api/simulations/{simulation['id']}/residents/{ISABELLA}/whisper/",
         {"statement": "x" * 100},
@@ -100,7 +100,8 @@ def test_a_body_over_the_limit_is_413_before_anything_reads_it(
 def test_unknown_api_urls_are_404_in_the_error_format(api: APIClient) -> None:
     for url in ("/api/nothing/", "/api/simulations/1/nothing/", "/api/towns/x/y/z/"):
         response = api.get(url)
-        assert response.status_code == 404 and response["Content-Type"] == "application/json"
+        assert response.status_code == 404
+        assert response["Content-Type"] == "application/problem+json"
         assert error_of(response)["code"] == "not_found"
     assert APIClient().get("/api/nothing/").status_code == 404  # even for anonymous
     assert "html" in api.get("/nothing/")["Content-Type"]
@@ -109,12 +110,14 @@ def test_unknown_api_urls_are_404_in_the_error_format(api: APIClient) -> None:
 def test_a_server_error_under_api_is_in_the_error_format() -> None:
     response = handler500(RequestFactory().get("/api/simulations/"))
     assert response.status_code == 500
+    assert response["Content-Type"] == "application/problem+json"
     assert json.loads(response.content) == {
-        "error": {
-            "code": "server_error",
-            "message": "The server failed; the error is logged.",
-            "detail": "The server failed; the error is logged.",
-        }
+        "type": "about:blank",
+        "title": "Internal Server Error",
+        "status": 500,
+        "detail": "The server failed; the error is logged.",
+        "code": "server_error",
+        "errors": [],
     }
     assert "html" in handler500(RequestFactory().get("/admin/"))["Content-Type"]
 

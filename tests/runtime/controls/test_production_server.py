@@ -84,5 +84,15 @@ def test_a_town_file_may_be_larger_than_other_bodies(server: ProductionServer, u
         "long_barn_2",
     }
     # Other routes keep their limit.
-    status, _, body = server.request("POST", "/api/bases/", {"junk": "x" * len(raw)}, token=token)
+    status, headers, body = server.request(
+        "POST", "/api/bases/", {"junk": "x" * len(raw)}, token=token
+    )
     assert status == 413, body[:300]
+    assert headers["content-type"] == "application/problem+json"
+    # Sent in chunks, it is refused before Django runs (smallville_project.chunked): a
+    # problem too.
+    junk = json.dumps({"junk": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1000)}).encode()
+    chunked = [junk[i : i + 65536] for i in range(0, len(junk), 65536)]
+    status, headers, body = server.request("POST", "/api/bases/", token=token, chunks=chunked)
+    assert (status, headers["content-type"]) == (413, "application/problem+json"), body[:300]
+    assert json.loads(body)["code"] == "request_too_large"

@@ -1,5 +1,6 @@
 // The REST API as the viewer uses it: same-origin session auth, CSRF on writes, and the
-// API's one error format ({"error": {"code", "message", "detail"}}) turned into an Error.
+// API's one error format (an RFC 9457 problem: {"title", "status", "detail", "code",
+// "errors": [{"field", "message"}]}) turned into an Error saying every field at fault.
 
 function csrfToken() {
   const input = document.querySelector("input[name=csrfmiddlewaretoken]");
@@ -10,9 +11,11 @@ async function answer(response) {
   if (response.status === 204) return null;
   const body = await response.json().catch(() => null);
   if (!response.ok) {
-    const message = body && body.error ? body.error.message : `HTTP ${response.status}`;
-    const error = new Error(message);
+    const problem = body && typeof body.detail === "string" ? body : null;
+    const error = new Error(problem ? problem.detail : `HTTP ${response.status}`);
     error.status = response.status;
+    error.code = problem ? problem.code : `http_${response.status}`;
+    error.errors = problem && Array.isArray(problem.errors) ? problem.errors : [];
     throw error;
   }
   return body;
