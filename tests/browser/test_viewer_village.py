@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page
-from pytest_django.live_server_helper import LiveServer
 
 from agents.events import agent_acting, agent_moved
 from tests.browser.drawn import near, resident_rgb
+from tests.browser.served import LiveServer
 from tests.browser.test_viewer import PASSWORD, Artifact, Login, _open, _scrub, _settled
 from tests.browser.test_viewer_layout import _overlapping, _painted, _view
 from tests.village import (
