@@ -29,6 +29,7 @@ def _shipped_ensure(plan: Any = None, **kwargs: Any) -> None:
     from agents.bases.services import bases_shipped_ensure
     from world.towns import shipped_town_names, town_get_or_import
 
-    bases_shipped_ensure()  # the reference's bases (and the Ville) first, as they always were
+    town_get_or_import()  # the Ville first, then the bases' towns, as they always were
+    bases_shipped_ensure()
     for name in shipped_town_names():
         town_get_or_import(name)
