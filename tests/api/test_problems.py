@@ -44,7 +44,8 @@ def test_a_base_with_two_bad_fields_lists_both_by_their_index_paths(api: APIClie
 @pytest.mark.django_db
 def test_a_newcomer_with_a_bad_memory_and_age_lists_both(api: APIClient) -> None:
     simulation = create(api)
-    place = Location.objects.filter(kind=LocationKind.ARENA).values_list("address", flat=True)
+    arenas = Location.objects.filter(town_id=simulation["town"], kind=LocationKind.ARENA)
+    place = arenas.order_by("pk").values_list("address", flat=True)
     body = {
         "name": "Tamsin Orrell",
         "address": place.first(),

@@ -49,7 +49,8 @@ def _operations(api: APIClient) -> list[tuple[str, str, dict[str, Any], dict[str
 def _ids(api: APIClient, user: Any) -> dict[str, str]:
     """A thing of the user's for each kind of path parameter."""
     simulation = create(api)
-    place = Location.objects.filter(kind=LocationKind.ARENA).values_list("address", flat=True)
+    arenas = Location.objects.filter(town_id=simulation["town"], kind=LocationKind.ARENA)
+    place = arenas.order_by("pk").values_list("address", flat=True)
     newcomer = {"name": NEWCOMER, "address": place.first()}
     made = api.post(f"/api/simulations/{simulation['id']}/residents/", newcomer, format="json")
     assert made.status_code == 201, made.content

@@ -21,7 +21,8 @@ NAME = "Zora Quill"
 
 
 def _newcomer(api: APIClient, simulation: dict[str, Any], **fields: Any) -> Any:
-    places = Location.objects.filter(kind=LocationKind.ARENA).values_list("address", flat=True)
+    arenas = Location.objects.filter(town_id=simulation["town"], kind=LocationKind.ARENA)
+    places = arenas.order_by("pk").values_list("address", flat=True)
     body = {"name": NAME, "address": places.first(), **fields}
     body = {key: value for key, value in body.items() if value is not None}
     return api.post(f"/api/simulations/{simulation['id']}/residents/", body, format="json")
