@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agents.cognition.prompts import IMPORTANCE
 from llm.backends import OFFLINE_MODEL, message_list
-from llm.importance import IMPORTANCE, Importance, importance_rate
+from llm.importance import Importance, importance_rate
 from llm.inputs import agent_identity
 from llm.models import ModelCall
 from llm.port import llm_run

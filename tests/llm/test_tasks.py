@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from agents.cognition.prompts import IMPORTANCE
 from llm.errors import TaskInputError, UnknownTask
-from llm.importance import IMPORTANCE
 from llm.tasks import (
     TEMPLATES_DIR,
     PromptTask,
