@@ -39,5 +39,5 @@ def importance_rate(*, agent: Agent, memory: str, simulation: Simulation | None 
         simulation=simulation,
         agent=agent if agent.pk else None,
     )
-    importance: int = result.importance
-    return importance
+    assert isinstance(result, Importance)
+    return result.importance

@@ -93,9 +93,8 @@ def happening_what(text: str, place: str = "") -> str:
     ("a Valentine's Day party" -> "party", "the chess final" -> "final"); the first noun
     phrase after the subject's, before the place; "" when the text has none."""
     before = text.split(place, 1)[0] if place and place in text else text
-    found = [m for m in _NOUN_PHRASE.finditer(before)]
-    after_subject = [m for m in found if m.start() > 0]
-    chosen = (after_subject or found or [None])[0]
+    found = list(_NOUN_PHRASE.finditer(before))
+    chosen = next((m for m in found if m.start() > 0), found[0] if found else None)
     return chosen[1].split()[-1].lower() if chosen else ""
 
 
@@ -126,8 +125,8 @@ def happening_in(text: str, places: list[str], today: date) -> Happening | None:
         day = today + timedelta(days=1)
     elif "today" in lowered or "tonight" in lowered:
         day = today
-    at = text[lowered.index(place.lower()) :][: len(place)]
-    what = happening_what(text, at) or "event"
+    named = text[lowered.index(place.lower()) :][: len(place)]  # as the text writes it
+    what = happening_what(text, named) or "event"
     return Happening(what=what, place=place, day=day, start=start, end=end)
 
 
