@@ -72,7 +72,7 @@ NEWS = {
     "moving away": (
         "Rosalind Ebb is leaving Thornbury for good to live with her sister abroad.",
         "The Dunmore family are selling their farm and moving to the city.",
-        "Osgar Penn is packing up his workshop to move south.",
+        "Osgar Lindahl is packing up his workshop to move south.",
     ),
     "market": (
         "A spice market is coming to the Thornbury square on Saturday.",
