@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass
 
 from agents.sleep import is_bedtime
-from llm.importance import importance_offline
 from llm.tasks import Inputs
 from world.addresses import Address
 
@@ -241,11 +240,6 @@ def hourly_blocks(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, in
                 label = "reading and relaxing at home"
             blocks.append((label, start + offset, length, sector, arena))
     return blocks
-
-
-def importance_many(inputs: Inputs, rng: random.Random) -> list[int]:
-    memories = [re.sub(r"^\d+\.\s*", "", line) for line in lines_of(inputs["memories"])]
-    return [importance_offline({"memory": m}, rng).importance for m in memories if m.strip()]
 
 
 def summary_text(inputs: Inputs) -> str:

@@ -1,10 +1,11 @@
 """Offline policies of talk: whether to talk, the lines of a conversation and its summary
 (the answers to an interview are in interview.py).
 
-A line passes on, in the first person, what matters to the speaker (its important thoughts
-and plans, news it heard, ranked by the offline importance rule), so news spreads; never
-someone's everyday doings it merely saw ("John Lin is tidying up"). With nothing worth
-telling, it makes small talk about its own day.
+A line passes on, in the first person, what matters to the speaker (happenings, warnings,
+changes, plans of others, news it heard: what its memory means, judged by the nearest
+labelled examples, judgments.kinds), so news of any kind spreads; then what someone is
+like; never an everyday doing it merely saw ("Ada Quill is tidying up", "the stove is
+idle"). With nothing worth telling, it makes small talk about its own day.
 """
 
 from __future__ import annotations
@@ -12,13 +13,10 @@ from __future__ import annotations
 import random
 import re
 
-from agents.offline.news import fact_and_source, mid_sentence, tell
+from agents.offline.judgments import EVENT, EVERYDAY, NEWSWORTHY, kinds
+from agents.offline.news import fact_and_source, happening_what, mid_sentence, tell
 from agents.offline.policy import lines_of
-from llm.importance import importance_offline
 from llm.tasks import Inputs
-
-NEWSWORTHY = 6  # offline importance of plans, projects, invitations, parties, elections
-_ROUTINE_RATING = random.Random(0)  # for importance_offline's draw; only >= NEWSWORTHY counts
 
 
 def react(inputs: Inputs, rng: random.Random) -> str:
@@ -176,17 +174,6 @@ def _record(memory: str) -> bool:
     return plan or "had a conversation" in memory or " said: " in memory
 
 
-def _rating(memory: str) -> int:
-    return importance_offline({"memory": memory}, _ROUTINE_RATING).importance
-
-
-def _seen_doing(memory: str) -> bool:
-    """An observation of someone at an everyday action ("John Lin is tidying up", "bed is in
-    use"): nothing to tell anyone, unlike "Tom Moreno is putting out a fire"."""
-    seen = re.match(r"(.+?) is (?:\w+ing\b|idle|in use|being\b)", memory)
-    return seen is not None and _rating(memory) < NEWSWORTHY
-
-
 def _told(memory: str, heard: str) -> bool:
     """Whether what was said already carries the memory (in anyone's words)."""
     words = {w for w in re.findall(r"[a-z']{4,}", memory.lower())}
@@ -197,16 +184,18 @@ def _told(memory: str, heard: str) -> bool:
 def _news(memories: list[str], speaker: str, listener: str, heard: str) -> str:
     """The most important thing the speaker knows and has not told, in its own words; what
     is about others before what is about the listener (who knows its own affairs)."""
-    worth = [
+    told = [
         m
         for m in memories
         if not _record(m)
         and len(m) <= 300
-        and not _seen_doing(m)
         and not m.startswith(listener)  # its own doings are no news to the listener
         and " plans to be " not in m  # an item of a plan is no news either
     ]
-    worth.sort(key=lambda m: (_rating(m) < NEWSWORTHY, listener.split()[0] in m))  # stable
+    # An everyday sighting ("Ada Quill is tidying up") is nothing to tell anyone.
+    kind = dict(zip(told, kinds(told), strict=True))
+    worth = [m for m in told if kind[m] != EVERYDAY]
+    worth.sort(key=lambda m: (kind[m] not in NEWSWORTHY, listener.split()[0] in m))  # stable
     for memory in worth:
         if fact_and_source(memory)[1] == listener:
             continue  # not back to the one who told it
@@ -256,9 +245,13 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
     memories = [re.sub(r"^\d+\.\s*", "", m) for m in lines_of(inputs["memories"])]
     for memory in memories:  # an invitation the speaker means to give this listener
         if "invite" in memory.lower() and first in memory and "invited" not in heard:
-            party = next((m for m in memories if "party" in m.lower() and m != memory), "")
-            detail = f" {first_person(party, speaker)}." if party else ""
-            return f"By the way, {first}, you are invited to my party!{detail}", False
+            others = [m for m in memories if m != memory]
+            # To the happening it recalls (by meaning), of whatever kind.
+            judged = zip(others, kinds(others), strict=True)
+            happening = next((m for m, k in judged if k == EVENT), "")
+            detail = f" {first_person(happening, speaker)}." if happening else ""
+            to = f" to my {what}" if (what := happening_what(happening)) else ""
+            return f"By the way, {first}, you are invited{to}!{detail}", False
     news = _news(memories, speaker, listener, heard)
     if news:
         opener = "Oh, and " if said else "I'm well, thanks! By the way, "
