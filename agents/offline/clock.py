@@ -189,6 +189,8 @@ def _when(text: str, found: object, production: tuple[object, ...], today: date)
         start_at += 1
     while end_at > start_at and not text[end_at - 1].isalnum():
         end_at -= 1
+    if text[end_at : end_at + 1] == "s" and not re.match(r"\w", text[end_at + 1 : end_at + 2]):
+        end_at += 1  # "mornings", "nights"
     words = text[start_at:end_at]
     if re.match(r"\w", text[end_at : end_at + 1]) or re.search(r"\w$", text[:start_at]):
         return None  # inside a word: "fr" of "from" is no Friday
@@ -210,7 +212,8 @@ def _when(text: str, found: object, production: tuple[object, ...], today: date)
         start = _afternoon_start(words, start, end)
     if isinstance(found, Time) and start is not None and _UNTIL.search(text[:start_at]):
         start, end = None, start  # "until 11am": when something ends
-    day = _day(ends, production, today)
+    # The parser knows German days too: a day named in two letters ("do", "fr") is none.
+    day = _day(ends, production, today) if re.search(r"[^\W\d]{3,}", words) else None
     if start is None and end is None and day is None:
         return None
     return When(words, start_at, start, end, part, bare, day)
