@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 
@@ -46,6 +46,13 @@ _BEFORE_BARE = re.compile(rf"\b{_PREPOSITION}\s*$", re.IGNORECASE)
 _STARTS_BARE = re.compile(rf"{_PREPOSITION}\b", re.IGNORECASE)
 _MERIDIEM = re.compile(
     r"\d\s*[ap]\.?\s?m\b|\d:\d\d|noon|midnight|o'?clock|morning|afternoon|evening|night",
+    re.IGNORECASE,
+)
+# A part of the day said as when something is done ("at night", "in the evening", "this
+# morning", "the night shift"), not as a thing ("stay the night").
+_PART_OF = re.compile(
+    r"\b(at|in|by|during|every|each|through|all|on|this|tonight|tomorrow|next)\s+(the\s+)?"
+    r"(very\s+)?(early\s+|late\s+)?\w+$",
     re.IGNORECASE,
 )
 _UNTIL = re.compile(r"\b(until|till|til|to|before|by)\s*$", re.IGNORECASE)
@@ -81,6 +88,7 @@ class When:
     part: str = ""  # the part of the day it names ("morning", "night"), if one
     bare: bool = False  # a clock time given without am/pm ("at 7", "from 7 to 11")
     day: date | None = None  # the day it names ("tomorrow", "on Friday"), if one
+    by: bool = False  # an end said as a time to be done by ("by ten", "before eleven")
 
     @property
     def is_range(self) -> bool:
@@ -127,8 +135,8 @@ def _read(text: str, at: int, today: date, *, depth: int) -> list[When]:
     ]
 
 
-def _moved(when: When, by: int) -> When:
-    return When(when.text, when.at + by, when.start, when.end, when.part, when.bare, when.day)
+def _moved(when: When, offset: int, text: str = "") -> When:
+    return replace(when, text=text or when.text, at=when.at + offset)
 
 
 def _best(text: str, today: date) -> When | None:
@@ -136,10 +144,16 @@ def _best(text: str, today: date) -> When | None:
     if not re.search(r"\w", clean):
         return None
     reference = datetime.combine(today, datetime.min.time())
+    # No timeout: a reading must not depend on how busy the machine is (a clause is short).
     readings = ctparse_gen(
-        clean, ts=reference, timeout=0.2, latent_time=False, relative_match_len=0.1
+        clean,
+        ts=reference,
+        timeout=0,
+        latent_time=False,
+        relative_match_len=0.1,
+        max_stack_depth=30,
     )
-    best: tuple[tuple[bool, float], When] | None = None
+    best: tuple[tuple[bool, bool, int, float], When] | None = None
     for reading in readings:
         if reading is None:
             continue
@@ -147,14 +161,15 @@ def _best(text: str, today: date) -> When | None:
         if when is None:
             continue
         # A time of day before a date alone: "from 7 to 11" is hours, not March 7-11.
-        rank = (when.start is not None or when.end is not None, reading.score)
+        timed = when.start is not None or when.end is not None
+        rank = (timed, not when.part, len(when.text), reading.score)
         if best is None or rank > best[0]:
             best = (rank, when)
     if best is None:
         return None
     found = best[1]
     at, end = where[found.at], where[found.at + len(found.text) - 1] + 1
-    return When(text[at:end], at, found.start, found.end, found.part, found.bare, found.day)
+    return _moved(found, at - found.at, text[at:end])
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:
@@ -198,11 +213,15 @@ def _when(text: str, found: object, production: tuple[object, ...], today: date)
     if not ends or not all(_honest(t, words) for t in ends):
         return None
     bare = any(t.hasTime for t in ends) and not _MERIDIEM.search(words)
-    if bare and not (_BEFORE_BARE.search(text[:start_at]) or _STARTS_BARE.match(words)):
+    timed = _BEFORE_BARE.search(text[:start_at]) or _STARTS_BARE.match(words)
+    if bare and not timed and not (first is not None and last is not None):
         return None  # a bare number with no "at"/"from" before it: a count, not a time
     start = _minute(first) if first is not None else None
     end = _minute(last) if last is not None else None
     part = next((t.POD for t in ends if t.POD and not t.hasTime), "") or ""
+    said_as_when = _PART_OF.search(text[:end_at]) or re.match(r"\s+shifts?\b", text[end_at:])
+    if part and not (timed or words.lower().endswith("s") or said_as_when):
+        return None  # "stay the night", "an early riser": no hours of the day
     if part and start is None and end is None and part in PARTS:
         start, end = PARTS[part]
     elif start is not None and last is None and isinstance(found, Time):
@@ -210,13 +229,15 @@ def _when(text: str, found: object, production: tuple[object, ...], today: date)
     bare = bare and not part
     if found is not None and isinstance(found, Interval) and start is not None and end is not None:
         start = _afternoon_start(words, start, end)
-    if isinstance(found, Time) and start is not None and _UNTIL.search(text[:start_at]):
+    by = False
+    if isinstance(found, Time) and start is not None and (until := _UNTIL.search(text[:start_at])):
         start, end = None, start  # "until 11am": when something ends
+        by = until.group(1).lower() in ("by", "before")
     # The parser knows German days too: a day named in two letters ("do", "fr") is none.
     day = _day(ends, production, today) if re.search(r"[^\W\d]{3,}", words) else None
     if start is None and end is None and day is None:
         return None
-    return When(words, start_at, start, end, part, bare, day)
+    return When(words, start_at, start, end, part, bare, day, by)
 
 
 def _afternoon_start(words: str, start: int, end: int) -> int:

@@ -13,6 +13,7 @@ a place it only eats, shops or walks at.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,7 +33,8 @@ AWAY_ROLES = ("meal", "errand", "leisure")
 # embeddings): a baker's bakery is; a poet's nearest place is not.
 ABOVE_AVERAGE = 0.03
 ABOVE_HOME = 0.02
-_SPLIT = re.compile(r"(?<=[.;!?,])\s+")
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+")
+_COMMA = re.compile(r"(?<=,)\s+")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class Clause:
     text: str
     role: str
     times: tuple[When, ...]
+    meaning: str  # the text judged: without its times and the resident's name
 
 
 def routine(inputs: Inputs) -> Routine:
@@ -99,21 +102,44 @@ def clauses_of(texts: Sequence[str], *, name: str = "") -> list[Clause]:
     for text in texts:
         if text.strip().lower() in ("", "none"):
             continue
-        for piece in _SPLIT.split(text):
-            times = tuple(times_in(piece))
-            words = len(re.findall(r"[A-Za-z']+", _judged_text(piece, times, name)))
-            if pieces and words < (1 if times else 3):
-                previous, known = pieces[-1]  # "works nights, 10pm to 6am": one clause
-                pieces[-1] = (f"{previous} {piece}", known + times)
-            else:
-                pieces.append((piece, times))
+        for sentence in _SENTENCE.split(text):
+            pieces += _pieces(sentence, name)
     judged = [_judged_text(text, times, name) for text, times in pieces]
     distinct = list(dict.fromkeys(judged))
     roles = dict(zip(distinct, judge(distinct, example_set("day_roles")), strict=True))
     return [
-        Clause(text, roles[key].label, tuple(w for w in times if w.day is None))
+        Clause(text, roles[key].label, tuple(w for w in times if w.day is None), key)
         for (text, times), key in zip(pieces, judged, strict=True)
     ]
+
+
+def _pieces(sentence: str, name: str) -> list[tuple[str, tuple[When, ...]]]:
+    """A sentence's clauses (parted at commas and between two times) with their times; a
+    piece of a few words is part of the clause before it ("works nights, 10pm to 6am")."""
+    pieces: list[tuple[str, tuple[When, ...]]] = []
+    for part in _COMMA.split(sentence):
+        for piece in _one_time_each(part):
+            times = tuple(times_in(piece))
+            words = len(re.findall(r"[A-Za-z']+", _judged_text(piece, times, name)))
+            if pieces and words < (2 if times else 3):
+                previous, known = pieces[-1]
+                pieces[-1] = (f"{previous} {piece}", known + times)
+            else:
+                pieces.append((piece, times))
+    return pieces
+
+
+def _one_time_each(text: str) -> list[str]:
+    """A clause of two times parted at the joining word between them: "rises at 4:30 |
+    and goes to sleep around 9pm" (not "The Rose and Crown Pub at 5pm": one time)."""
+    times = times_in(text)
+    for first, second in itertools.pairwise(times):
+        between = text[first.at + len(first.text) : second.at]
+        join = re.search(r"\s(?:and|but|then)\s|;", between)
+        if join:
+            cut = first.at + len(first.text) + join.start()
+            return [text[:cut].strip(), *_one_time_each(text[cut:].strip())]
+    return [text]
 
 
 def _without_times(text: str, times: Sequence[When]) -> str:
@@ -139,11 +165,24 @@ def _sleep_times(clauses: Sequence[Clause]) -> tuple[int | None, int | None]:
         wake = when.start if when.start is not None else when.end
         break
     for when in _times_of(clauses, "sleep"):
+        if when.start is None and when.end is not None and _bedtime(when):
+            bed = bed if bed is not None else _evening(when.end) if when.bare else when.end
+            continue
         if when.is_range or when.start is None:
             wake = wake if wake is not None else when.end
-        if bed is None and when.start is not None and not (when.part and when.end is None):
+        if bed is None and when.start is not None:
             bed = _evening(when.start) if when.bare else when.start
     return wake, bed
+
+
+def _bedtime(when: When) -> bool:
+    """An end said of sleep is the bedtime when said as a time to be asleep by ("in bed by
+    ten") or when it is at night ("stays up until 2am"); else the waking ("sleeps until
+    11am")."""
+    assert when.end is not None
+    if when.bare:
+        return when.by
+    return not 5 * 60 <= when.end < 15 * 60
 
 
 def _times_of(clauses: Sequence[Clause], role: str) -> list[When]:
@@ -250,7 +289,7 @@ def _place_meant(
     candidates = [(s, a) for s, arenas in places.items() if s not in away for a in arenas]
     if len(candidates) < 2:
         return "", ""
-    texts = [_judged_text(c.text, c.times, "") for c in working[:2]]
+    texts = [clause.meaning for clause in working[:2]]
     names = [f"{arena} of {sector}" for sector, arena in candidates] + [f"a room at {home}"]
     matrix = similarity(texts, names)
     row = matrix.max(axis=0)
