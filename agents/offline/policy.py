@@ -81,7 +81,7 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
     night's work from its start to midnight and from midnight to its end), meals and an
     evening out in the hours left."""
     r = routine(inputs)
-    where = f"{r.work_arena} of {r.workplace}" if r.work_arena else r.workplace
+    where = f"the {r.work_arena} of {r.workplace}" if r.work_arena else r.workplace
     work = f"working at {where}" if r.workplace else "working on projects at home"
     if r.workplace and r.studies:
         work = f"studying at {where}"
@@ -92,16 +92,16 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
     evening = f"relaxing at {rng.choice(evenings)}" if evenings else "relaxing at home"
     cafes = _sectors_with(places, "cafe")
     lunch = f"having lunch at {cafes[0]}" if cafes else "having lunch at home"
-    day = ["relaxing at home"] * DAY
+    day = [_HOME] * DAY
     if r.night_work:  # dinner before the night's work; asleep after it
-        _span(day, r.work_start - 120, r.work_start - 60, "having dinner at home")
+        _span(day, r.work_start - 120, r.work_start - 60, _DINNER)
     else:
         dinner = max(r.dinner, r.work_end)
         _span(day, dinner + 60, r.bed, evening)
-        _span(day, dinner, dinner + 60, "having dinner at home")
+        _span(day, dinner, dinner + 60, _DINNER)
         if r.bed < r.wake:
             _span(day, 0, r.bed, "staying up at home")
-    _span(day, r.wake, r.wake + 60, "waking up and having breakfast")
+    _span(day, r.wake, r.wake + 60, _MORNING)
     _span(day, r.work_start, r.work_end, work)
     if not r.night_work and r.work_start < 12 * 60 < r.work_end - 60:
         _span(day, 12 * 60, 13 * 60, lunch)
@@ -109,6 +109,11 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
     if r.bed > r.wake:
         _span(day, r.bed, DAY, "going to bed and sleeping")
     return _items(day)
+
+
+_MORNING = "waking up and having breakfast"
+_HOME = "relaxing at home"
+_DINNER = "having dinner at home"
 
 
 def _span(day: list[str], start: int, end: int, label: str) -> None:
@@ -127,6 +132,13 @@ def _items(day: list[str]) -> list[tuple[str, int, int]]:
     for minute, label in enumerate(day):
         if items and items[-1][0] == label:
             items[-1] = (label, items[-1][1], items[-1][2] + 1)
+        elif items and items[-1][0].startswith(_MORNING) and label == _HOME:
+            items[-1] = (f"{_MORNING}, then {_HOME}", items[-1][1], items[-1][2] + 1)
+        elif items and items[-1][0] == _HOME and label == _DINNER:
+            # Free time before dinner is part of it: a plan in broad strokes (5 to 8 items).
+            items[-1] = (f"{_HOME}, then {_DINNER}", items[-1][1], items[-1][2] + 1)
+        elif items and items[-1][0] == f"{_HOME}, then {_DINNER}" and label == _DINNER:
+            items[-1] = (items[-1][0], items[-1][1], items[-1][2] + 1)
         else:
             items.append((label, minute, 1))
     return items
@@ -191,10 +203,13 @@ def hourly_blocks(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, in
         if is_bedtime(description) or duration <= 60:
             blocks.append((description, start, duration, sector, arena))
             continue
+        before_dinner = description == f"{_HOME}, then {_DINNER}"
         for offset in range(0, duration, 60):
             length = min(60, duration - offset)
             label = description
-            if offset and "relaxing at home" in description:  # after the morning routine
+            if before_dinner:  # free time, then dinner in the last hour
+                label = _DINNER if offset + length >= duration else _HOME
+            elif offset and "relaxing at home" in description:  # after the morning routine
                 label = "reading and relaxing at home"
             blocks.append((label, start + offset, length, sector, arena))
     return blocks

@@ -31,7 +31,7 @@ AWAY_ROLES = ("meal", "errand", "leisure")
 # How far above the average known place, and above home, the place nearest in meaning to
 # an occupation must be to be taken as its workplace (cosines of the memory stream's
 # embeddings): a baker's bakery is; a poet's nearest place is not.
-ABOVE_AVERAGE = 0.03
+ABOVE_AVERAGE = 0.04
 ABOVE_HOME = 0.02
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
 _COMMA = re.compile(r"(?<=,)\s+")
@@ -88,12 +88,14 @@ def _routine(
         wake = wake if wake is not None else min(bed + 8 * 60, start - 60)
     wake = 7 * 60 if wake is None else wake
     bed = 23 * 60 if bed is None else bed
+    dinner = _dinner(clauses)
     if hours is None or end >= start:
-        start = max(start, wake + 60) if hours is None else start
         latest = 22 * 60 if bed < wake else bed - 60
+        if hours is None:  # no hours stated: from an hour after waking until dinner
+            start, end = max(start, wake + 60), max(end, dinner)
         end = max(min(end, latest), start + 60)
     sector, arena = workplace_of(clauses, living_area, places)
-    return Routine(wake, bed, _dinner(clauses), start, end, sector, arena, studies)
+    return Routine(wake, bed, dinner, start, end, sector, arena, studies)
 
 
 def clauses_of(texts: Sequence[str], *, name: str = "") -> list[Clause]:

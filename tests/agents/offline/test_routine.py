@@ -6,6 +6,7 @@ within its stated hours, and never works where it only eats or walks."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass
 
@@ -246,6 +247,18 @@ def test_the_resident_wakes_within_half_an_hour_of_its_stated_time(resident: Res
     plan = day_plan(resident.inputs(), random.Random(3))
     woke = next(start for what, start, _ in plan if what.startswith("waking up"))
     assert abs(woke - resident.wake) <= 30, plan
+
+
+@RESIDENTS
+@pytest.mark.django_db
+def test_the_day_plan_covers_the_day_in_broad_strokes(resident: Resident) -> None:
+    plan = day_plan(resident.inputs(), random.Random(3))
+    assert 5 <= len(plan) <= 9, plan  # the prompt asks a model for 5 to 8, from waking to bed
+    assert plan[0][1] == 0 and plan[-1][1] + plan[-1][2] == 24 * H
+    assert all(
+        start + minutes == following
+        for (_, start, minutes), (_, following, _) in itertools.pairwise(plan)
+    )
 
 
 @RESIDENTS
