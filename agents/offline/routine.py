@@ -100,34 +100,48 @@ def _routine(
 
 def clauses_of(texts: Sequence[str], *, name: str = "") -> list[Clause]:
     """The clauses of identity texts, each judged by its meaning without its times."""
-    pieces: list[tuple[str, tuple[When, ...]]] = []
+    pieces: list[_Piece] = []
     for text in texts:
         if text.strip().lower() in ("", "none"):
             continue
         for sentence in _SENTENCE.split(text):
             pieces += _pieces(sentence, name)
-    judged = [_judged_text(text, times, name) for text, times in pieces]
-    distinct = list(dict.fromkeys(judged))
+    distinct = list(dict.fromkeys(piece.meaning for piece in pieces))
     roles = dict(zip(distinct, judge(distinct, example_set("day_roles")), strict=True))
     return [
-        Clause(text, roles[key].label, tuple(w for w in times if w.day is None), key)
-        for (text, times), key in zip(pieces, judged, strict=True)
+        Clause(
+            piece.text,
+            roles[piece.meaning].label,
+            tuple(w for w in piece.times if w.day is None),
+            piece.meaning,
+        )
+        for piece in pieces
     ]
 
 
-def _pieces(sentence: str, name: str) -> list[tuple[str, tuple[When, ...]]]:
+@dataclass(frozen=True)
+class _Piece:
+    text: str
+    times: tuple[When, ...]
+    meaning: str  # what is judged: the clause's head, without times or the name
+
+
+def _pieces(sentence: str, name: str) -> list[_Piece]:
     """A sentence's clauses (parted at commas and between two times) with their times; a
-    piece of a few words is part of the clause before it ("works nights, 10pm to 6am")."""
-    pieces: list[tuple[str, tuple[When, ...]]] = []
+    piece of a few words, or one that begins with where ("in the cafe"), is part of the
+    clause before it ("works nights, 10pm to 6am"), judged as that clause's head."""
+    pieces: list[_Piece] = []
     for part in _COMMA.split(sentence):
-        for piece in _one_time_each(part):
-            times = tuple(times_in(piece))
-            words = len(re.findall(r"[A-Za-z']+", _judged_text(piece, times, name)))
-            if pieces and words < (2 if times else 3):
-                previous, known = pieces[-1]
-                pieces[-1] = (f"{previous} {piece}", known + times)
+        for text in _one_time_each(part):
+            times = tuple(times_in(text))
+            meaning = _judged_text(text, times, name)
+            words = len(re.findall(r"[A-Za-z']+", meaning))
+            adjunct = re.match(r"(in|at|on|by|near|inside|behind)\b", text, re.IGNORECASE)
+            if pieces and (words < (2 if times else 3) or adjunct):
+                head = pieces[-1]
+                pieces[-1] = _Piece(f"{head.text} {text}", head.times + times, head.meaning)
             else:
-                pieces.append((piece, times))
+                pieces.append(_Piece(text, times, meaning))
     return pieces
 
 

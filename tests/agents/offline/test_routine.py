@@ -175,7 +175,7 @@ INNKEEPER = [
         "travellers who stay the night.",
         6 * H,
         ("The Lantern Inn", ""),
-        (7 * H, 22 * H),
+        (6 * H, 23 * H),
         not_work_at="Saltgate Quay",
     ),
     Resident(
@@ -199,7 +199,7 @@ EATS_AT_CAFE = [
         "Wren Halloway is 36 years old. Wren Halloway is a translator.",
         8 * H,
         ("", ""),
-        (9 * H, 17 * H),
+        (8 * H, 23 * H),  # no hours stated: while awake
         not_work_at="Larkspur Cafe",
     ),
     Resident(
@@ -210,7 +210,7 @@ EATS_AT_CAFE = [
         "Jory Fane is 22 years old. Jory Fane is a student of law.",
         7 * H,
         ("Quillon College", ""),
-        (9 * H, 17 * H),
+        (7 * H, 23 * H),
         not_work_at="Larkspur Cafe",
     ),
 ]
