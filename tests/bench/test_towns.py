@@ -55,6 +55,7 @@ GRID = {
 def planned_workplace(agent: Agent, town: Town) -> tuple[str, str]:
     """The (sector, arena) the offline planner puts the resident's working hours at."""
     inputs = {
+        "agent_name": agent.name,  # as the planner asks
         "lifestyle": agent.lifestyle,
         "daily_plan_requirement": agent.daily_plan_requirement,
         "summary": summary_text({"agent_identity": agent_identity(agent), "agent_name": ""}),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pytest
 
 from agents.offline.policy import day_plan, hhmm, hourly_blocks
+from agents.offline.routine import routine
 from llm.tasks import Inputs
 
 TOWN = "\n".join(
@@ -286,6 +287,7 @@ def test_no_work_at_a_place_it_only_eats_shops_or_walks_at(resident: Resident) -
 @pytest.mark.parametrize("resident", NURSE, ids=[r.name for r in NURSE])
 @pytest.mark.django_db
 def test_a_night_worker_sleeps_by_day_and_works_through_the_night(resident: Resident) -> None:
+    assert routine(resident.inputs()).night_work
     blocks = _blocks(resident)
     asleep = [(s, m) for what, s, m, _, _ in blocks if what == "sleeping"]
     assert any(s <= 11 * H < s + m for s, m in asleep), blocks  # asleep in the late morning
