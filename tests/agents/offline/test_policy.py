@@ -17,9 +17,9 @@ from agents.offline.policy import (
     hhmm,
     hourly_blocks,
     place_for,
-    routine,
     summary_text,
 )
+from agents.offline.routine import routine
 from llm.tasks import Inputs
 
 PLACES = "\n".join(
