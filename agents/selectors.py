@@ -8,7 +8,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 
-from agents.models import Conversation, PlanItem
+from agents.models import Commitment, Conversation, PlanItem, PlanLevel
+from world.addresses import Address
 from world.models import Agent, Simulation
 
 
@@ -81,3 +82,40 @@ def conversation_list(
 def conversation_get(*, simulation: Simulation, number: int) -> Conversation:
     """Raises Conversation.DoesNotExist."""
     return Conversation.objects.get(simulation=simulation, number=number)
+
+
+PLAN_TOLD_DAYS = 7  # the commitments a resident tells of: within a week
+
+
+def _place(address: str) -> str:
+    place = Address.parse(address) if address else None
+    if place is None or not place.sector:
+        return ""
+    return f", at {place.arena} of {place.sector}" if place.arena else f", at {place.sector}"
+
+
+def plan_told(*, agent: Agent, now: datetime) -> list[str]:
+    """What a resident can tell of its plan when asked: its commitments from now on (a
+    week ahead), then the live hour blocks of the latest day it planned, as lines
+    "YYYY-MM-DD HH:MM-HH:MM: what, at <arena> of <sector>"."""
+    lines = [
+        f"{c.start:%Y-%m-%d %H:%M}-{c.end:%H:%M}: {c.what}{_place(c.address)}"
+        for c in Commitment.objects.filter(
+            agent=agent, end__gt=now, start__lt=now + timedelta(days=PLAN_TOLD_DAYS)
+        ).order_by("start", "number")
+    ]
+    blocks = PlanItem.objects.filter(
+        agent=agent, level=PlanLevel.HOUR, superseded=False, start__lte=now + timedelta(days=1)
+    )
+    latest = blocks.order_by("-start").values_list("start", flat=True).first()
+    if latest is not None:
+        day_start, day_end = sim_day_bounds(latest.date())
+        for item in blocks.filter(start__gte=day_start, start__lt=day_end).order_by(
+            "start", "number"
+        ):
+            end = item.start + timedelta(minutes=item.duration_minutes)
+            lines.append(
+                f"{item.start:%Y-%m-%d %H:%M}-{end:%H:%M}: {item.description}"
+                f"{_place(item.address)}"
+            )
+    return lines
