@@ -87,11 +87,14 @@ def conversation_get(*, simulation: Simulation, number: int) -> Conversation:
 PLAN_TOLD_DAYS = 7  # the commitments a resident tells of: within a week
 
 
-def _place(address: str) -> str:
+def plan_line(*, start: datetime, end: datetime, what: str, address: str) -> str:
+    """A plan item as a resident tells it: "YYYY-MM-DD HH:MM-HH:MM: what, at <arena> of
+    <sector>" (the offline interview and intention rules read it so)."""
     place = Address.parse(address) if address else None
-    if place is None or not place.sector:
-        return ""
-    return f", at {place.arena} of {place.sector}" if place.arena else f", at {place.sector}"
+    where = ""
+    if place is not None and place.sector:
+        where = f", at {place.arena} of {place.sector}" if place.arena else f", at {place.sector}"
+    return f"{start:%Y-%m-%d %H:%M}-{end:%H:%M}: {what}{where}"
 
 
 def plan_told(*, agent: Agent, now: datetime) -> list[str]:
@@ -99,7 +102,7 @@ def plan_told(*, agent: Agent, now: datetime) -> list[str]:
     week ahead), then the live hour blocks of the latest day it planned, as lines
     "YYYY-MM-DD HH:MM-HH:MM: what, at <arena> of <sector>"."""
     lines = [
-        f"{c.start:%Y-%m-%d %H:%M}-{c.end:%H:%M}: {c.what}{_place(c.address)}"
+        plan_line(start=c.start, end=c.end, what=c.what, address=c.address)
         for c in Commitment.objects.filter(
             agent=agent, end__gt=now, start__lt=now + timedelta(days=PLAN_TOLD_DAYS)
         ).order_by("start", "number")
@@ -115,7 +118,6 @@ def plan_told(*, agent: Agent, now: datetime) -> list[str]:
         ):
             end = item.start + timedelta(minutes=item.duration_minutes)
             lines.append(
-                f"{item.start:%Y-%m-%d %H:%M}-{end:%H:%M}: {item.description}"
-                f"{_place(item.address)}"
+                plan_line(start=item.start, end=end, what=item.description, address=item.address)
             )
     return lines

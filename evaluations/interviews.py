@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agents.cognition.prompts import INTERVIEW
+from agents.selectors import plan_told
 from llm.inputs import agent_identity
 from llm.port import llm_run
-from agents.selectors import plan_told
 from memories.models import Memory, MemoryKind
 from runtime.controls.voice import INTERVIEW_CANDIDATES, INTERVIEW_MEMORIES, interview_recall
 from world.models import Agent, Simulation

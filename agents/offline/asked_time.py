@@ -1,5 +1,6 @@
-"""The moment a question asks about ("where will you be at 3pm tomorrow?"), for the offline
-interview: one small interface, `moment_asked`, over a minimal reading of clock times,
+"""The moment a question asks about ("where will you be at 3pm tomorrow?") or a thought
+means ("I should ask Jora today ..."), for the offline interview and intention rules: a
+small interface, `moment_asked` and `moment_meant`, over a minimal reading of clock times,
 parts of the day and relative days. A fuller time parser of the stand-in can take its
 place behind the same interface.
 """
@@ -17,7 +18,21 @@ _CLOCK = re.compile(
 _HOUR_WORDS = {
     word: number
     for number, word in enumerate(
-        "one two three four five six seven eight nine ten eleven twelve".split(), start=1
+        [
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ],
+        start=1,
     )
 }
 _HOUR_WORD = re.compile(
@@ -99,3 +114,14 @@ def moment_asked(question: str, now: datetime) -> datetime | None:
             return None
         clock = time(_PARTS["morning"])
     return datetime.combine(day.date(), clock, tzinfo=now.tzinfo)
+
+
+def moment_meant(thought: str, now: datetime) -> datetime | None:
+    """The moment a thought means to do something: its time of day on the day it names
+    (today unless it names another); "today" alone, or a time of today already past,
+    is as soon as may be (now). None when it names no time at all."""
+    moment = moment_asked(thought, now)
+    if moment is None:
+        today = re.search(r"\b(?:today|now|right away|soon)\b", thought, re.IGNORECASE)
+        return now if today else None
+    return max(moment, now)

@@ -190,7 +190,9 @@ def test_asked_where_it_will_be_at_a_time_it_names_the_place_of_its_plan(
         blocks = PlanItem.objects.filter(
             agent__simulation=village, agent__name=name, level=PlanLevel.HOUR, superseded=False
         )
-        then = next(b for b in blocks if b.start.hour <= hour < b.start.hour + b.duration_minutes / 60)
+        then = next(
+            b for b in blocks if b.start.hour <= hour < b.start.hour + b.duration_minutes / 60
+        )
         place = Address.parse(then.address)
         for question in PLAN_QUESTIONS:
             answer = _ask(api, village, name, question.format(clock=clock))
