@@ -20,7 +20,7 @@ from agents.cognition.conversation import reply_line
 from agents.cognition.mind import Mind
 from agents.cognition.news import intend
 from agents.cognition.perception import is_free, perceive, react, respond_to_objects
-from agents.cognition.planning import plan_day, plan_from_now, replan_rest_of_day
+from agents.cognition.planning import current_block, plan_day, plan_from_now, replan_rest_of_day
 from agents.cognition.ratings import ratings_apply
 from agents.cognition.recall import remember
 from agents.cognition.selectors import commitments_unplanned, memory_number_of
@@ -61,12 +61,19 @@ def run(mind: Mind) -> list[EventDraft]:
         # Something a user set happening to an object (a fire) comes first: it breaks off
         # a conversation too.
         reacted = respond_to_objects(mind)
-    if not reacted and people and is_free(agent, step=mind.step):
+    if not reacted and people and is_free(agent, step=mind.step) and not asleep_by_plan(mind):
         reacted = react(mind, people[0])
     if not reacted:
         act(mind, replan=replan)
     remember(mind)
     return mind.out
+
+
+def asleep_by_plan(mind: Mind) -> bool:
+    """Whether its plan has the resident asleep now (before it first lies down too: the
+    first step of a night): it starts no conversation."""
+    block = current_block(mind)
+    return block is not None and block.sleeping
 
 
 def take_thought(mind: Mind) -> bool:

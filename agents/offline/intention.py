@@ -1,10 +1,10 @@
 """The offline policy of the `intention` task: what a thought of the resident's own (its
 inner voice, a whisper) commits it to (a rule, not a model).
 
-A thought that means to do something (judged by meaning against `examples/thoughts`) and
-names a time or a place is a commitment: at the time it names (soon, for "today" or a
-place alone), at the known place it names, or else where the resident's plan has it then,
-for an hour. A happening the thought tells of with its own window (a party it hosts, from
+A thought in the first person (the inner voice's) that means to do something (judged by
+meaning against `examples/thoughts`) and names a time or a place is a commitment: at the
+time it names (soon, for "today" or a place alone), at the known place it names, or else
+where the resident's plan has it then, for an hour. A happening the thought tells of with its own window (a party it hosts, from
 5pm to 7pm) keeps that window (`news.intention`).
 """
 
@@ -58,6 +58,9 @@ def _place_named(thought: str, places: dict[str, list[str]]) -> str:
     return f"{sector}:{arena or (places[sector][0] if places[sector] else '')}"
 
 
+# The inner voice speaks in the first person ("I should", "let me"); "Ada plans to be ..."
+# is a memory of a plan, not an intention to add to it.
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|let's)\b", re.IGNORECASE)
 _PLAN_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d)-(\d\d:\d\d): .*?, at (.+) of (.+)$")
 
 
@@ -89,7 +92,9 @@ def intention(inputs: Inputs) -> Meant | None:
             day + timedelta(minutes=happening.start),
             day + timedelta(minutes=happening.end),
         )
-    if not thought or judge([thought], example_set(THOUGHTS))[0].label != "intention":
+    if not _FIRST_PERSON.search(thought):
+        return None  # a statement of others, or of itself by name: no inner voice
+    if judge([thought], example_set(THOUGHTS))[0].label != "intention":
         return None
     moment = moment_meant(thought, now)
     place = _place_named(thought, places_of(str(inputs["places"])))

@@ -28,7 +28,7 @@ from agents.offline.asked_time import moment_asked
 from agents.offline.news import fact_and_source, mid_sentence, verb_after_name
 from agents.offline.policy import lines_of
 from agents.offline.relevance import fits, newsworthy, question_kind
-from agents.offline.talk import first_person
+from agents.offline.talk import first_person, with_pronouns
 from llm.tasks import Inputs
 
 _PERSON = re.compile(r"^\s*Do you know ((?:[A-Z][\w'-]*)(?: [A-Z][\w'-]*)*)\s*\?\s*$")
@@ -93,7 +93,8 @@ def as_fact(memory: str, name: str, question: str = "") -> str:
         return ""  # a quoted line (an interview turn): not an answer in its own words
     fact, source = fact_and_source(memory)
     if source:
-        return f"{source} told me that {mid_sentence(first_person(fact, name))}"
+        told = f"{source} told me that {mid_sentence(first_person(fact, name))}"
+        return with_pronouns(told, source)
     return first_person(memory, name)
 
 
