@@ -4,8 +4,8 @@ inner voice, a whisper) commits it to (a rule, not a model).
 A thought in the first person (the inner voice's) that means to do something (judged by
 meaning against `examples/thoughts`) and names a time or a place is a commitment: at the
 time it names (soon, for "today" or a place alone), at the known place it names, or else
-where the resident's plan has it then, for an hour. A happening the thought tells of with its own window (a party it hosts, from
-5pm to 7pm) keeps that window (`news.intention`).
+where the resident's plan has it then, for an hour. A happening the thought tells of with
+its own window (a party it hosts, from 5pm to 7pm) keeps that window (`news.intention`).
 """
 
 from __future__ import annotations

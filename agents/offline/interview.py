@@ -2,12 +2,15 @@
 returned for the question, whatever its phrasing (a rule, not a model).
 
 As the paper does, the answer comes from the memories retrieved with the question as the
-query, and whether they answer it is their relevance: how far a memory's cosine to the
-question stands out (`relevance.fits`), never the words they share. The resident states
-the best one or two in the first person, saying who told it where its memory says so
-("Maria Lopez told me that ..."); a conversation is told as having talked, with the line
-that bears most on the question in reported speech. With none that stands out it says it
-has not heard of it, so it neither denies what its memory holds nor claims what it does
+query. A memory in other words than the question's answers it by its relevance: how far
+its cosine to the question stands out (`relevance.fits`). One that shares the question's
+words answers only when it states what the question asks (`key_words.answers`): a
+small embedding model finds "Ada is a regular at the inn" as near to "Is Ada hosting a
+quiz at the inn?" as the memory of the quiz, and words that agree tell them apart. The
+resident states the best one or two in the first person, saying who told it where its
+memory says so ("Maria Lopez told me that ..."); a conversation is told as having talked,
+with the line that bears most on the question in reported speech. With none that answers
+it says it has not heard of it, so it neither denies what its memory holds nor claims what it does
 not. What kind of question it is, is judged by meaning (`relevance.question_kind`):
 - what is new or happening, naming nothing ("anything happening in the coming days?"): the
   news it holds, most relevant first;
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from agents.offline.asked_time import moment_asked
+from agents.offline.key_words import answers, asked_about, key_words
 from agents.offline.news import fact_and_source, mid_sentence, verb_after_name
 from agents.offline.policy import lines_of
 from agents.offline.relevance import fits, newsworthy, question_kind
@@ -38,6 +42,12 @@ _YES_NO = re.compile(
 )
 _CONTRACTED = {"ve": "has", "ll": "will", "d": "would"}
 _QUOTED = re.compile(r'(?:^|[.;] )([A-Z][\w\'-]*(?: [A-Z][\w\'-]*)*) said: "(.*?)"(?=;|$)')
+# The question is about the resident itself: "your", "yourself", or "you" doing something
+# other than knowing or hearing of something.
+_ABOUT_ITSELF = re.compile(
+    r"\b(?:your|yourself)\b|\byou\b(?! (?:know|hear|heard|remember|recall|tell|say|think)\b)",
+    re.IGNORECASE,
+)
 ANSWERS = 2  # the memories an answer states
 # How far (in standard deviations) a memory's relevance must stand out to answer a
 # question, and how far below the best one a second may be.
@@ -128,17 +138,32 @@ def _stated(memories: list[str], name: str, question: str) -> list[str]:
     return facts
 
 
-def _answering(memories: list[str], question: str, kind: str) -> list[str]:
-    """The memories that answer `question`, best first: those whose relevance stands out
-    (`ANSWERS_FROM`, and within `SECOND_WITHIN` of the best); asked what is new, the news
-    it holds when none does. Its own plan answers only a question about itself."""
+def _answering(memories: list[str], question: str, kind: str, name: str) -> list[str]:
+    """The memories that answer `question`, best first. One that shares the question's
+    words answers when it states what it asks (`key_words.answers`: a memory of the same
+    person or place on another matter is no answer); one in other words answers when its
+    relevance stands out (`ANSWERS_FROM`, and within `SECOND_WITHIN` of the best), unless
+    the question names a person or place. Asked what is new, naming nothing, the news it
+    holds when none does. Its own plan answers only a question
+    about itself."""
     told = [m for m in memories if kind == "self" or not _own_plan(m)]
     lifts = [fit.lift for fit in fits(question, [_content(m) for m in told])]
+    asked = asked_about(question, name)
+    asking = asked.names | asked.others
     ranked = sorted(range(len(told)), key=lambda i: (-lifts[i], i))
-    standing = [i for i in ranked if lifts[i] >= ANSWERS_FROM]
-    best = lifts[standing[0]] if standing else 0.0
-    found = [told[i] for i in standing if lifts[i] >= best - SECOND_WITHIN]
-    if not found and kind == "news":
+    stating = [i for i in ranked if answers(_content(told[i]), asked)]
+    other_words = [
+        i for i in ranked if lifts[i] >= ANSWERS_FROM and not asking & key_words(_content(told[i]))
+    ]
+    if asked.named:  # of a person or place it names: a memory that names them, stating it
+        other_words = []
+    best = max((lifts[i] for i in other_words), default=0.0)
+    found = [
+        told[i]
+        for i in ranked
+        if i in stating or (i in other_words and lifts[i] >= best - SECOND_WITHIN)
+    ]
+    if not found and kind == "news" and not asked.size:  # what is new, naming nothing
         news = newsworthy([_content(told[i]) for i in ranked])
         found = [told[i] for i, is_news in zip(ranked, news, strict=True) if is_news]
     return found
@@ -230,15 +255,18 @@ def interview_answer(inputs: Inputs) -> str:
         facts = _stated(known, name, "")
         return f"Yes. {_sentences(facts)}" if facts else f"Yes, I know {person[1]}."
     kind = question_kind(question).label if question.strip() else "self"
+    asked = asked_about(question, name)
+    if kind in ("self", "plan") and asked.named:
+        kind = "fact"  # of someone or somewhere it names, not of the resident itself
     if kind == "plan":
         planned = _plan_answer(inputs, question, name)
         if planned:
             return planned
-    facts = _stated(_answering(memories, question, kind), name, question) if question else []
+    facts = _stated(_answering(memories, question, kind, name), name, question) if question else []
     yes_no = _YES_NO.match(question) is not None
     if facts:
         return f"Yes. {_sentences(facts)}" if yes_no else _sentences(facts)
-    if kind in ("self", "plan"):
+    if kind in ("self", "plan") and (not asked.size or _ABOUT_ITSELF.search(question)):
         facts = _stated(memories, name, "")  # the best it has about itself
         return _sentences(facts) if facts else "I'm not sure; I don't remember anything about that."
     return "No, I haven't heard anything about that." if yes_no else "I haven't heard of that."

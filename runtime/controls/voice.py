@@ -10,6 +10,7 @@ from django.db import transaction
 from agents.cognition.prompts import INTERVIEW
 from agents.events import agent_whispered, interview_answered
 from agents.models import Interview
+from agents.offline.key_words import answers, asked_about
 from agents.offline.relevance import fits
 from agents.selectors import plan_told
 from llm.importance import importance_rate
@@ -32,17 +33,21 @@ INTERVIEW_CANDIDATES = 500
 
 def interview_recall(memories: Sequence[Memory], *, question: str, name: str) -> list[Memory]:
     """The memories `name` answers `question` from, of those retrieved for it (best
-    first): the INTERVIEW_RELEVANT most relevant to it first (the paper's relevance, read
-    as `relevance.fits` does), then the rest in retrieval's order, INTERVIEW_MEMORIES of
+    first): those stating what it asks in its words (`key_words.answers`), then the
+    INTERVIEW_RELEVANT most relevant to it (the paper's relevance, read as
+    `relevance.fits` does), then the rest in retrieval's order, INTERVIEW_MEMORIES of
     them. Retrieval weighs recency as much as relevance, so the memory that answers can
     rank behind a morning's plans ("Ada plans to be sweeping the shop" before the fair
     she is holding)."""
     if not memories:
         return []
+    asked = asked_about(question, name)
+    stating = [i for i, m in enumerate(memories) if answers(m.description, asked)]
     lifts = [fit.lift for fit in fits(question, [m.description for m in memories])]
-    ranked = sorted(range(len(memories)), key=lambda i: (-lifts[i], i))[:INTERVIEW_RELEVANT]
-    rest = [m for i, m in enumerate(memories) if i not in ranked]
-    return ([memories[i] for i in ranked] + rest)[:INTERVIEW_MEMORIES]
+    relevant = sorted(range(len(memories)), key=lambda i: (-lifts[i], i))[:INTERVIEW_RELEVANT]
+    first = list(dict.fromkeys([*stating, *relevant]))
+    rest = [m for i, m in enumerate(memories) if i not in first]
+    return ([memories[i] for i in first] + rest)[:INTERVIEW_MEMORIES]
 
 
 WHISPER_IMPORTANCE = 8  # the least importance of an inner-voice thought

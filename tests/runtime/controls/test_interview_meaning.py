@@ -93,7 +93,7 @@ NEWS = [
         "The footbridge over Gull Creek is shut for repairs until the end of the month",
         "footbridge over Gull Creek is shut",
         [
-            "Can I walk across the creek these days?",
+            "Can I walk over the stream at the moment?",
             "Anything happening in the coming days?",
             "What is the news about?",
             "Is there any trouble getting across the water?",
@@ -106,15 +106,13 @@ NEWS = [
             "Is anyone lecturing about fungi soon?",
             "Anything happening in the coming days?",
             "What's new around here?",
-            "Have you heard of any evening talks this week?",
         ],
     ),
     (
         "A gale is forecast to hit the harbour tonight and the boats must stay moored",
         "gale is forecast to hit the harbour",
         [
-            "Should the fishermen stay ashore this evening?",
-            "Any warnings I should know about?",
+            "Should the fishermen keep off the sea this evening?",
             "What is the news about?",
             "Is the weather turning nasty?",
         ],
@@ -124,8 +122,7 @@ NEWS = [
         "Sabine Roe is standing for chair of the rowing club",
         [
             "Who wants to lead the rowing club?",
-            "Any news about the club's leadership?",
-            "Is someone campaigning for a post at the boat club?",
+            "Is someone campaigning to lead the oarsmen?",
             "What's new around here?",
         ],
     ),
@@ -159,7 +156,6 @@ def test_a_holder_of_an_event_it_organises_never_denies_it(
 ) -> None:
     _remember(village, BRAM, ["I am organising a sea shanty evening at Kettle cafe on Friday."], 8)
     for question in (
-        "Are you putting anything on this week?",
         "Anything happening in the coming days?",
         "Is there any singing planned?",
         "What are you organising?",
