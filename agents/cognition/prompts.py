@@ -34,6 +34,7 @@ from agents.cognition.outputs import (
     Takeaways,
 )
 from agents.offline import actions as offline_actions
+from agents.offline import intention as offline_intention
 from agents.offline import interview as offline_interview
 from agents.offline import judgments as offline_judgments
 from agents.offline import news as offline_news
@@ -274,6 +275,18 @@ def _commitment(happening: offline_news.Happening | None) -> CommitmentOut | Non
     )
 
 
+def _meant(meant: offline_intention.Meant | None) -> CommitmentOut | None:
+    if meant is None:
+        return None
+    return CommitmentOut(
+        what=offline.clip(meant.what, 300),
+        place=meant.place,
+        date=meant.start.date().isoformat(),
+        start=f"{meant.start:%H:%M}",
+        end=f"{meant.end:%H:%M}",
+    )
+
+
 def _takeaways(inputs: Inputs, rng: random.Random) -> Takeaways:
     memo, thought, happening = offline_news.takeaways(inputs, rng)
     return Takeaways(
@@ -308,7 +321,7 @@ INTENTION = task_register(
         name="intention",
         template="intention.txt",
         output=Intention,
-        offline=lambda i, r: Intention(commitment=_commitment(offline_news.intention(i))),
+        offline=lambda i, r: Intention(commitment=_meant(offline_intention.intention(i))),
         description="whether a thought commits the resident to a place and time",
     )
 )

@@ -204,7 +204,33 @@ def _news_in(line: str) -> str:
     if text.lower().startswith("you are invited"):
         return ""
     told = re.match(r"(?P<who>[A-Z][\w'-]+(?: [A-Z][\w'-]+)*) told me that (?P<fact>.+)", text)
-    return fact_and_source(told["fact"] if told else text)[0]
+    return fact_and_source(named_again(told["fact"], told["who"]) if told else text)[0]
+
+
+_SUBJECT = re.compile(
+    r"(^|\b(?:and|but|that|because|so|when|while|if|then)\s+|,\s+)(he|she|they)\s+"
+)
+_OWNER = re.compile(r"\b(?:his|their|her(?= [a-z]))\b")
+_AFTER_THEY = {"are": "is", "were": "was", "have": "has", "do": "does", "go": "goes"}
+
+
+def named_again(fact: str, name: str) -> str:
+    """What `name` told of itself with pronouns (a line says "Ada told me that she has
+    known her neighbour"), with its name again, as a memory keeps it: "Ada has known
+    Ada's neighbour"."""
+    found = _SUBJECT.search(fact)
+    if found is None or found.start() != 0:
+        return fact
+
+    plural = found[2] == "they"
+    fact = _SUBJECT.sub(lambda m: f"{m[1]}{name} ", fact)
+    if plural:  # "they have" -> "Ada has"
+        fact = re.sub(
+            rf"\b{re.escape(name)} ([a-z]+)\b",
+            lambda m: f"{name} {_AFTER_THEY.get(m[1]) or verb_after_name(m[1])}",
+            fact,
+        )
+    return _OWNER.sub(f"{name}'s", fact)
 
 
 def tell(memory: str, speaker: str, first_person: Callable[[str, str], str]) -> str:

@@ -221,17 +221,22 @@ _SMALL_TALK = {
 }
 
 
-def _small_talk(memories: list[str], speaker: str, time: str, rng: random.Random) -> str:
+def _small_talk(
+    memories: list[str], speaker: str, time: str, rng: random.Random, heard: str = ""
+) -> str:
     """A sentence about the speaker's own day: what it plans next, if it recalls its plan;
-    else how its day goes at this time of day."""
+    else how its day goes at this time of day. Never what was said already (`heard`):
+    an echo of the partner's line is no answer to it."""
     now = time if re.fullmatch(r"\d\d:\d\d", time) else "12:00"
     for memory in memories:
         if memory.startswith(f"This is {speaker}'s plan"):
             for start, doing in re.findall(r"(\d\d:\d\d) ([^;]+)", memory):
-                if start > now and "sleep" not in doing:
-                    return f"Later today I'll be {doing.strip().rstrip('.')}, from {start}."
+                said = f"Later today I'll be {doing.strip().rstrip('.')}, from {start}."
+                if start > now and "sleep" not in doing and said not in heard:
+                    return said
     part = "morning" if now < "12:00" else "afternoon" if now < "17:00" else "evening"
-    return rng.choice(_SMALL_TALK[part])
+    fresh = [line for line in _SMALL_TALK[part] if line not in heard]
+    return rng.choice(fresh) if fresh else ""
 
 
 def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
@@ -255,14 +260,64 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
     news = _news(memories, speaker, listener, heard)
     if news:
         opener = "Oh, and " if said else "I'm well, thanks! By the way, "
-        return f"{opener}{news}.", len(said) >= 2
+        return f"{opener}{with_pronouns(news, _teller(news))}.", (len(said) >= 2)
     goodbye = f"It was nice talking to you, {first}. See you around!"
     if not any(not line.startswith("Hi ") for line in said):  # has said nothing of its own
-        talk = _small_talk(memories, speaker, str(inputs.get("time", "")), rng)
+        talk = _small_talk(memories, speaker, str(inputs.get("time", "")), rng, heard)
         if not said:
-            return f"I'm well, thanks! {talk}", False
-        return f"{talk} {goodbye}", True
+            return f"I'm well, thanks! {talk}".strip(), False
+        return f"{talk} {goodbye}".strip(), True
     return goodbye, True
+
+
+def _teller(news: str) -> str:
+    """Who told the news that a line passes on ("Ada Byrne told me that ..."), or ""."""
+    told = re.match(r"([A-Z][\w'-]*(?: [A-Z][\w'-]*)*) told me that ", news)
+    return told[1] if told else ""
+
+
+_PRONOUNS = {
+    "he": ("he", "him", "his"),
+    "she": ("she", "her", "her"),
+    "they": ("they", "them", "their"),
+}
+# "they" takes the plural verb: "they has" -> "they have".
+_THEY_VERB = re.compile(rf"\b([Tt]hey)((?:\s+{_ADVERB})*)\s+([a-z]+)\b")
+_PLURAL = {"has": "have", "is": "are", "was": "were", "does": "do", "goes": "go"}
+
+
+def with_pronouns(text: str, name: str) -> str:
+    """`name` told of once, then as a pronoun: "Ada Byrne told me that Ada Byrne has
+    known Ada Byrne's neighbour" -> "Ada Byrne told me that she has known her
+    neighbour". He or she when the text already calls someone so (and only one of them),
+    else they."""
+    if not name:
+        return text
+    first = name.split()[0]
+    mentions = list(
+        re.finditer(rf"\b(?:{re.escape(name)}|{re.escape(first)}(?! [A-Z]))('s)?\b", text)
+    )
+    if len(mentions) < 2:
+        return text
+    he = re.search(r"\b(?:he|him|his|himself)\b", text, re.IGNORECASE)
+    she = re.search(r"\b(?:she|her|hers|herself)\b", text, re.IGNORECASE)
+    subject, obj, owner = _PRONOUNS["he" if he and not she else "she" if she and not he else "they"]
+    out, last = text[: mentions[0].end()], mentions[0].end()
+    for mention in mentions[1:]:
+        before = text[last : mention.start()]
+        at_clause = re.search(rf"{_CLAUSE}$", text[: mention.start()]) is not None
+        word = owner if mention[1] else subject if at_clause else obj
+        out += before + word
+        last = mention.end()
+    out += text[last:]
+    if subject == "they":
+        out = _THEY_VERB.sub(
+            lambda m: (
+                f"{m[1]}{m[2]} {_PLURAL.get(m[3], _base(m[3]) if m[3].endswith('s') else m[3])}"
+            ),
+            out,
+        )
+    return out
 
 
 # --- summaries -----------------------------------------------------------------------------
