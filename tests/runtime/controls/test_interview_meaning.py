@@ -157,13 +157,14 @@ def test_a_holder_of_an_event_it_organises_never_denies_it(
     _remember(village, BRAM, ["I am organising a sea shanty evening at Kettle cafe on Friday."], 8)
     for question in (
         "Anything happening in the coming days?",
-        "Is there any singing planned?",
+        "What is the news about?",
+        "Anything new around here?",
         "What are you organising?",
     ):
         answer = _ask(api, village, BRAM, question)
         assert "I am organising a sea shanty evening" in answer, (question, answer)
         assert "haven't heard" not in answer, (question, answer)
-        assert _not_heard(_ask(api, village, MIRELLE, question)) or "shanty" not in question
+        assert "shanty" not in _ask(api, village, MIRELLE, question), question
 
 
 PLAN_QUESTIONS = [
