@@ -18,9 +18,10 @@ WAKE_TOLERANCE = 30  # minutes either side of the stated wake time
 COMMUTE = 30  # minutes after a shift's stated start not counted: the walk there
 INTENTION_TOLERANCE = 30  # minutes around the intended time that a plan item may cover
 REPLAN_WINDOW = 60  # sim minutes after a whisper in which its re-plan is made
-# An action is sleep when it says so, or when it is done at a bed of the town.
-SLEEP = re.compile(r"\b(a?sleep\w*|nap\w*|slumber\w*)\b", re.IGNORECASE)
-BEDS = ("bed", "second bed", "third bed")
+MIN_SLEEP = 180  # minutes asleep before a waking action that counts as waking up
+# An action is sleep, or on the way to it ("going to bed", "waiting to use the bed"),
+# when it says so.
+SLEEP = re.compile(r"\b(a?sleep\w*|nap\w*|bed)\b", re.IGNORECASE)
 # An answer that says it does not know.
 DENIAL = re.compile(
     r"\b(ha(ve|s)n'?t|have not|has not|never|not) (heard|been told|aware)|"
@@ -49,8 +50,8 @@ class Tally:
         return {"numerator": self.hits, "denominator": self.total, "share": share, "goal": goal}
 
 
-def asleep(action: str, address: str) -> bool:
-    return bool(SLEEP.search(action)) or address.rsplit(":", 1)[-1].lower() in BEDS
+def asleep(action: str) -> bool:
+    return bool(SLEEP.search(action))
 
 
 def apart(a: int, b: int) -> int:
@@ -65,19 +66,21 @@ def clock(world: World, record: Record, step: int) -> int:
 
 
 def woke_at(record: Record, name: str) -> int | None:
-    """The step of the first waking action after the first sleep, or None."""
-    slept = False
-    for step, action, address in sorted(record.acting.get(name, []), key=lambda a: a[0]):
-        if asleep(action, address):
-            slept = True
-        elif slept:
-            return step
+    """The step of the first waking action after MIN_SLEEP minutes asleep, or None."""
+    fell: int | None = None  # the step the sleep going on began
+    for step, action, _ in sorted(record.acting.get(name, []), key=lambda a: a[0]):
+        if asleep(action):
+            fell = step if fell is None else fell
+        elif fell is not None:
+            if record.minute(step) - record.minute(fell) >= MIN_SLEEP:
+                return step
+            fell = None
     return None
 
 
 def wake_adherence(world: World, record: Record) -> Tally:
-    """Residents whose first waking action is within WAKE_TOLERANCE of their stated wake
-    time (the run starts at midnight, so the first sleep is the night's)."""
+    """Residents whose first waking action after a night's (or a day's) sleep is within
+    WAKE_TOLERANCE of their stated wake time."""
     tally = Tally()
     for person in world.people:
         woke = woke_at(record, person.name)
@@ -90,6 +93,8 @@ def wake_adherence(world: World, record: Record) -> Tally:
 def _tile_at(record: Record, name: str) -> list[tuple[int, int, int]]:
     """(from step, to step, tile index) spans of the resident's place."""
     moves = record.tiles.get(name, [])
+    if not moves:
+        return []
     spans = []
     for (step, (x, y)), nxt in zip(moves, [*moves[1:], (record.end_step + 1, (0, 0))], strict=True):
         spans.append((step, nxt[0], y * record.width + x))

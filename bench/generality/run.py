@@ -32,10 +32,11 @@ class Lived:
     wall: float = 0.0
 
 
-def _steps_to(simulation: Simulation, minute: int) -> int:
-    """Steps from the simulation's clock to `minute` after its start."""
-    target = minute * 60 // simulation.sec_per_step
-    return max(0, target - simulation.step)
+def _run_to(simulation: Simulation, minute: int) -> None:
+    """Run in this process until `minute` after the start (no step when there already)."""
+    steps = minute * 60 // simulation.sec_per_step - simulation.step
+    if steps > 0:
+        simulation_run_inline(simulation=simulation, steps=steps)
 
 
 def _ask(lived: Lived, questions: list[Question]) -> None:
@@ -67,9 +68,9 @@ def world_live(
     lived = Lived(world, simulation)
     end = int(hours * 60)
     ask_at = min(world.ask_plans_at, end)
-    simulation_run_inline(simulation=simulation, steps=_steps_to(simulation, ask_at))
+    _run_to(simulation, ask_at)
     _ask(lived, world.plan_questions)
-    simulation_run_inline(simulation=simulation, steps=_steps_to(simulation, end))
+    _run_to(simulation, end)
     _ask(lived, world.news_questions)
     lived.wall = time.perf_counter() - started
     return lived

@@ -214,6 +214,7 @@ def _news(
             else f"{rng.choice(words.FIRST_NAMES)} {proper_name(rng, taken)}"
         )
         statement = kind.statement.format(
+            key=key,
             name=name,
             Name=name[0].upper() + name[1:],
             place=place.sector,
