@@ -27,13 +27,13 @@ from typing import Any
 from bench.generality.measure import empty, figures
 from bench.generality.record import record_read
 from bench.generality.run import world_live
-from bench.generality.world import world_make
+from bench.generality.world import World, world_make
 from bench.machine import stamp
 from bench.runs import bench_owner
 from world.models import Simulation
 
 
-def world_of(simulation: Simulation) -> Any:
+def world_of(simulation: Simulation) -> World:
     """The generated world a simulation of this bench lives (its seed names it)."""
     world = world_make(simulation.seed)
     if not simulation.base.startswith(f"generality {world.name}"):
@@ -54,14 +54,13 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     total = empty()
     worlds: list[dict[str, Any]] = []
+    pairs: list[tuple[World, Simulation, float | None]] = []
     if args.simulations:
-        pairs = []
         for pk in (int(p) for p in args.simulations.split(",") if p.strip()):
             simulation = Simulation.objects.get(pk=pk)
             pairs.append((world_of(simulation), simulation, None))
     else:
         owner, tag = bench_owner(), f"_{int(time.time())}"
-        pairs = []
         for seed in range(args.seed, args.seed + args.worlds):
             world = world_make(seed)
             lived = world_live(

@@ -185,26 +185,35 @@ def _when(world: World, minute: int) -> datetime:
     return world.start + timedelta(minutes=minute)
 
 
+LEVELS = ("hour", "action", "day")  # whose place answers "where at T", most wanted first
+
+
 def plan_place_at(record: Record, name: str, *, until_step: int, at: datetime) -> str:
-    """The address of the hour block covering `at` in the resident's plan as it stood at
-    `until_step` (plans replayed from the log, re-plans dropping blocks), or ""."""
-    blocks: list[tuple[datetime, datetime, str]] = []
+    """The address of the plan item covering `at` in the resident's plan as it stood at
+    `until_step` (plans replayed from the log, a re-plan of the rest of the day dropping
+    what it replaces): its hour block's, else an action's, else the day's; or ""."""
+    items: list[tuple[str, datetime, datetime, str]] = []
     for step, kind, payload in record.plans.get(name, []):
         if step > until_step:
             break
         if kind == "plan.revised":
             if payload.get("rest_of_day"):
                 since = datetime.fromisoformat(payload["from"])
-                blocks = [b for b in blocks if not since <= b[0] < since + timedelta(days=1)]
+                items = [
+                    i
+                    for i in items
+                    if i[0] == "day" or not since <= i[1] < since + timedelta(days=1)
+                ]
             continue
         for item in payload["items"]:
-            if item["level"] != "hour":
-                continue
             start = datetime.fromisoformat(item["start"])
             end = start + timedelta(minutes=int(item["duration_minutes"]))
-            blocks.append((start, end, item.get("address", "")))
-    covering = [b for b in blocks if b[0] <= at < b[1]]
-    return covering[-1][2] if covering else ""
+            items.append((item["level"], start, end, item.get("address", "")))
+    for level in LEVELS:
+        covering = [i for i in items if i[0] == level and i[1] <= at < i[2] and i[3]]
+        if covering:
+            return covering[-1][3]
+    return ""
 
 
 def names_of(world: World, person: Person, address: str) -> list[str]:

@@ -24,7 +24,7 @@ class Place:
     sector: str
     role: Role
     kind: str
-    arenas: tuple[tuple[str, tuple[str, ...]], ...]
+    arenas: words.Rooms
     trade: words.Trade | None = None
 
     def address(self, world: str, arena: int = 0) -> str:

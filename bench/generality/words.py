@@ -37,6 +37,9 @@ TRAITS = (
 )  # fmt: skip
 
 
+Rooms = tuple[tuple[str, tuple[str, ...]], ...]  # (arena, its objects), ...
+
+
 class Trade(NamedTuple):
     """A kind of workplace: the sector's kind, the worker's occupation, its rooms (arena:
     objects) and whether it may keep night hours."""
@@ -102,24 +105,24 @@ TRADES = (
 )
 
 # Places residents only eat or shop at (nobody of the world works there).
-EATERIES = (
+EATERIES: tuple[tuple[str, Rooms], ...] = (
     ("cafe", (("dining room", ("tables",)), ("counter", ("coffee machine",)))),
     ("diner", (("booths", ("booth table",)), ("grill", ("griddle",)))),
     ("noodle bar", (("dining room", ("long bench",)),)),
     ("tea room", (("parlour", ("tea tables",)),)),
 )  # fmt: skip
-SHOPS = (
+SHOPS: tuple[tuple[str, Rooms], ...] = (
     ("grocery", (("aisles", ("shelves",)), ("checkout", ("till",)))),
     ("hardware store", (("shop floor", ("nail bins",)),)),
     ("market stall", (("stall", ("crates",)),)),
 )  # fmt: skip
-PUBLIC = (
+PUBLIC: tuple[tuple[str, Rooms], ...] = (
     ("green", (("lawn", ("bench", "old oak")),)),
     ("square", (("plaza", ("fountain",)),)),
     ("harbour front", (("quay", ("bollard",)),)),
 )  # fmt: skip
 HOMES = ("house", "cottage", "flat", "lodge", "terrace")
-HOME_ROOMS = (
+HOME_ROOMS: tuple[Rooms, ...] = (
     (("bedroom", ("bed",)), ("kitchen", ("stove", "table"))),
     (("main room", ("bed", "armchair")),),
     (("loft", ("bed",)), ("parlour", ("sofa",))),

@@ -204,7 +204,7 @@ def _news(
 ) -> list[News]:
     public = [p for p in places if p.role != "home"]
     sites = rng.sample(public, min(count, len(public)))
-    made = []
+    made: list[News] = []
     for kind, place in zip(rng.sample(EVENT_KINDS, count), sites, strict=False):
         key = proper_name(rng, taken)
         name = kind.name.format(key=key)
