@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Any
+
+from django.db.models import Max
 
 from bench.generality.measure import empty, figures
 from bench.generality.record import record_read
@@ -43,6 +46,12 @@ def world_of(simulation: Simulation) -> World:
     return world
 
 
+def _lived_seconds(simulation: Simulation) -> float | None:
+    """Wall seconds from the simulation's creation to its last event (its interviews)."""
+    last = simulation.events.aggregate(last=Max("created_at"))["last"]
+    return None if last is None else (last - simulation.created_at).total_seconds()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench generality", description=__doc__)
     parser.add_argument("--worlds", type=int, default=50)
@@ -58,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.simulations:
         for pk in (int(p) for p in args.simulations.split(",") if p.strip()):
             simulation = Simulation.objects.get(pk=pk)
-            pairs.append((world_of(simulation), simulation, None))
+            pairs.append((world_of(simulation), simulation, _lived_seconds(simulation)))
     else:
         owner, tag = bench_owner(), f"_{int(time.time())}"
         for seed in range(args.seed, args.seed + args.worlds):
@@ -87,6 +96,7 @@ def main(argv: list[str] | None = None) -> None:
         "hours": args.hours,
         "sec_per_step": args.sec_per_step,
         "wall_seconds": round(time.perf_counter() - started, 1),
+        "load_average": [round(x, 1) for x in os.getloadavg()],
         **total.report(),
         "by_world": worlds,
     }

@@ -36,7 +36,7 @@ class Person:
         return self.name.split(" ", 1)[0]
 
     def working_at(self, minutes: int) -> bool:
-        """Within the stated work hours (the start's first `grace` minutes included)."""
+        """Within the stated work hours."""
         start, end = self.work_start, self.work_end
         minutes %= DAY
         return start <= minutes < end if start < end else minutes >= start or minutes < end
@@ -129,9 +129,7 @@ def _article(worker: str) -> str:
     return f"an {worker}" if worker[0] in "aeiou" else f"a {worker}"
 
 
-def identity_written(
-    person: Person, *, town: str, world: str, rng: random.Random, age: int
-) -> None:
+def identity_written(person: Person, *, world: str, rng: random.Random, age: int) -> None:
     """Fill `person.fields` (a base resident's identity fields) in phrasings drawn by `rng`:
     the workplace named by place, by one of its rooms, or only by occupation; places to
     eat and shop named around the work sentence, sometimes before it."""

@@ -182,7 +182,7 @@ def _people(rng: random.Random, count: int, places: list[Place], world: str) -> 
         person = Person(
             name, home, work, wake, bed, start, end, rng.choice(eats), shops[0], named_by
         )
-        identity_written(person, town=world, world=world, rng=rng, age=rng.randint(19, 74))
+        identity_written(person, world=world, rng=rng, age=rng.randint(19, 74))
         people.append(person)
     return people
 
