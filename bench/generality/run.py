@@ -66,7 +66,7 @@ def world_live(
         config={"cognition": "paper"},
     )  # fmt: skip
     lived = Lived(world, simulation)
-    end = int(hours * 60)
+    end = round(hours * 60)
     ask_at = min(world.ask_plans_at, end)
     _run_to(simulation, ask_at)
     _ask(lived, world.plan_questions)
