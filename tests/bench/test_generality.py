@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents.bases.services import base_create
+from agents.bases.services import base_create, base_document
 from bench.generality.clock import phrasings
 from bench.generality.measure import COMMUTE, figures, on_shift
 from bench.generality.news import EVENT_KINDS, INTENTIONS, NEWS_QUESTIONS, PLAN_QUESTIONS
 from bench.generality.record import Record, record_read
 from bench.generality.run import world_live
 from bench.generality.world import World, world_make
+from world.models import Base, Location, LocationKind
 from world.townbuild import town_create
 
 SEEDS = range(8)
@@ -233,3 +234,19 @@ def test_a_tiny_world_is_lived_interviewed_and_measured_through_the_services(use
     assert found.plans.total + found.placeless == len(world.plan_questions)
     assert found.intentions.total == 2 and found.intentions.hits == 0  # not yet whispered
     assert set(record.tiles) == {p.name for p in world.people}
+
+
+@pytest.mark.django_db
+def test_no_world_holds_a_name_of_the_ville_or_its_two_events() -> None:
+    """The worlds are made up: no word of the Ville's residents' or places' names, nor
+    of its party and election, appears in twenty of them."""
+    ville = Base.objects.get(name="base_the_ville_n25")
+    names = {w for r in base_document(base=ville)["residents"] for w in r["name"].split()}
+    sectors = Location.objects.filter(town__name="the_ville", kind=LocationKind.SECTOR)
+    places = {a.split(":")[1] for a in sectors.values_list("address", flat=True)}
+    assert len(names) > 40 and len(places) > 15
+    banned = {*names, *places, "Valentine", "party", "election", "mayor"}
+    for seed in range(20):
+        text = fingerprint(world_make(seed))
+        for word in banned:
+            assert not re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE), (seed, word)
