@@ -148,11 +148,16 @@ def news_reach(world: World, record: Record) -> Tally:
 
 
 def claims(answer: str, question: str, item: News) -> bool:
-    """The answer tells something of the news the question did not: one of its details,
-    and no denial."""
-    asked, said = question.lower(), answer.lower()
-    told = [d for d in item.details() if d.lower() not in asked and d.lower() in said]
-    return bool(told) and not DENIAL.search(answer)
+    """The answer tells the news: a sentence of it holds the news's key and, when the
+    question named the key, another of its details; or two details besides the key (the
+    place and the person alone are named in other talk too). And it does not deny."""
+    asked = question.lower()
+    key, others = item.key.lower(), [d.lower() for d in item.details()[1:]]
+    for sentence in re.split(r"(?<=[.!?])\s+", answer.lower()):
+        told = [d for d in others if d in sentence and d not in asked]
+        if (key in sentence and (key not in asked or told)) or len(told) >= 2:
+            return not DENIAL.search(answer)
+    return False
 
 
 @dataclass

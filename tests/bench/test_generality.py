@@ -162,9 +162,11 @@ def test_agreement_asks_holders_to_tell_and_others_to_deny() -> None:
     answer(record, world, 1, 0, "No, I haven't heard anything about that.")  # agrees
     answer(record, world, 2, 0, f"It is all about {item.key} at {item.place.sector}!")  # false
     answer(record, world, 0, 1, f"I haven't heard of {world.news[1].name}.")  # agrees
+    # its place named in other talk is no claim: agrees
+    answer(record, world, 1, 1, f"I talked with {holder} at {world.news[1].place.sector}.")
     found = figures(world, record).agreement
-    assert (found.agree.hits, found.agree.total) == (3, 4)
-    assert (found.false_claims.hits, found.false_claims.total) == (1, 4)
+    assert (found.agree.hits, found.agree.total) == (4, 5)
+    assert (found.false_claims.hits, found.false_claims.total) == (1, 5)
     assert (found.holders.hits, found.holders.total) == (1, 1)
 
 
