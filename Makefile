@@ -93,7 +93,7 @@ test: lint schema pytest
 chaos: install
 	$(VENV)/bin/pytest -q --durations=10 -m chaos tests/chaos
 
-BENCHES := pathfinding embeddings retrieval reflection engine cognition latency load stream emergence local_model evaluation experiment replay viewer_fps
+BENCHES := pathfinding embeddings retrieval reflection engine cognition latency load stream emergence local_model evaluation experiment replay viewer_fps generality
 
 # Each benchmark prints one JSON object; results land in bench/results/<name>.json.
 # The full set takes about 20 minutes on a 2-core machine (loading the 1M memories for

@@ -35,6 +35,7 @@ BENCHES = (
     "replay",
     "rebuild",
     "viewer_fps",
+    "generality",
 )
 
 
