@@ -66,7 +66,14 @@ def test_a_bases_scenarios_apply_in_its_simulations(api: APIClient) -> None:
     simulation = engine.simulation_run_inline(simulation=Simulation.objects.get(pk=pk), steps=31)
     assert simulation.status == "idle", simulation.status_reason
     rows = Scenario.objects.filter(simulation=simulation).order_by("step")
-    assert [(r.applied_step, r.outcome) for r in rows] == [(12, ""), (18, ""), (24, ""), (30, "")]
+    unheard = "nobody was in Brindle Green:Wren cottage to hear it"  # nobody stands there
+    assert [(r.applied_step, r.outcome) for r in rows] == [
+        (12, ""),
+        (18, ""),
+        (24, ""),
+        (30, unheard),
+    ]
+    assert rows[3].recipients == [] and rows[2].recipients == ["Elke Moor"]
     pim = Agent.objects.get(simulation=simulation, name="Pim Ostrow")
     assert pim.memories.filter(description="I left my satchel at the cafe").exists()
     assert Agent.objects.get(simulation=simulation, name="Elke Moor").left_step == 24
