@@ -18,7 +18,7 @@ from runtime.controls.stepping_in import newcomer_create
 from runtime.management.commands.demo import Command
 from tests.factories import N3
 from tests.runtime.workers import test_database_url as database_url
-from world.eventlog import events_append
+from world.eventlog import EventDraft, events_append
 from world.models import Simulation
 
 PAIRS = [("Ada Quillfeather", "Bo Fenwright"), ("Cyra Marlowe", "Dov Ortolan")]
@@ -92,42 +92,28 @@ def test_the_timeline_shows_a_new_action_in_the_same_room_and_says_what_it_count
     room = Simulation.objects.get(pk=simulation.pk).agents.get(name=name).living_area or ""
     ours = simulation.agents.exclude(name=name).order_by("name").first()
     assert ours is not None
+
+    def acting(action: str, emoji: str, start: int, end: int) -> EventDraft:
+        return agent_acting(
+            agent=name,
+            action=action,
+            emoji=emoji,
+            address=room,
+            spo=(),
+            start_step=start,
+            end_step=end,
+        )
+
     steps = [
         [
-            agent_acting(
-                agent=name,
-                action="oiling the loom",
-                emoji="🧵",
-                address=room,
-                spo=(),
-                start_step=0,
-                end_step=1,
-            ),
+            acting("oiling the loom", "🧵", 0, 1),
             agent_perceived(agent=name, observations=["the loom is idle"]),
         ],
         [
-            agent_acting(
-                agent=name,
-                action="oiling the loom",
-                emoji="🧵",
-                address=room,
-                spo=(),
-                start_step=1,
-                end_step=2,
-            ),
+            acting("oiling the loom", "🧵", 1, 2),
             agent_perceived(agent=name, observations=[f"{ours.name} is idle"]),
         ],
-        [
-            agent_acting(
-                agent=name,
-                action="weaving a blue shawl",
-                emoji="🧶",
-                address=room,
-                spo=(),
-                start_step=2,
-                end_step=9,
-            ),
-        ],
+        [acting("weaving a blue shawl", "🧶", 2, 9)],
     ]
     for step, drafts in enumerate(steps):
         events_append(simulation=simulation, drafts=drafts, step=step)
