@@ -93,9 +93,10 @@ test: lint schema pytest
 chaos: install
 	$(VENV)/bin/pytest -q --durations=10 -m chaos tests/chaos
 
-BENCHES := pathfinding embeddings retrieval reflection engine cognition latency load stream emergence local_model evaluation experiment replay viewer_fps generality
+BENCHES := pathfinding embeddings retrieval reflection engine cognition latency load stream emergence local_model evaluation experiment replay viewer_fps
 
 # Each benchmark prints one JSON object; results land in bench/results/<name>.json.
+# `python -m bench generality` runs apart: its 50 generated worlds take hours here.
 # The full set takes about 20 minutes on a 2-core machine (loading the 1M memories for
 # bench.retrieval the first time is a quarter of it; later runs reuse them).
 bench: migrate install-local
