@@ -5,7 +5,8 @@ A thought in the first person (the inner voice's) that means to do something (ju
 meaning against `examples/thoughts`) and names a time or a place is a commitment: at the
 time it names (soon, for "today" or a place alone), at the known place it names, or else
 where the resident's plan has it then, for an hour. A happening the thought tells of with
-its own window (a party it hosts, from 5pm to 7pm) keeps that window (`news.intention`).
+its own window (a party it hosts, from 5pm to 7pm) keeps that window (`news.intention`);
+one with a time alone ("at 4pm") is an intention like any other.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from datetime import datetime, timedelta
 from agents.offline.asked_time import moment_meant
 from agents.offline.meaning import example_set, judge
 from agents.offline.news import intention as happening_meant
+from agents.offline.news import windowed
 from agents.offline.policy import lines_of, places_of
 from llm.tasks import Inputs
 
@@ -83,7 +85,7 @@ def intention(inputs: Inputs) -> Meant | None:
     """The commitment the thought makes (see the module's docstring), or None."""
     thought = str(inputs["thought"]).strip()
     now = datetime.fromisoformat(f"{inputs['date']}T{inputs['time']}")
-    happening = happening_meant(inputs)
+    happening = happening_meant(inputs) if windowed(thought) else None
     if happening is not None and happening.day is not None:
         day = datetime.combine(happening.day, datetime.min.time())
         return Meant(

@@ -98,6 +98,11 @@ def happening_what(text: str, place: str = "") -> str:
     return chosen[1].split()[-1].lower() if chosen else ""
 
 
+def windowed(text: str) -> bool:
+    """Whether a text gives a window of time ("from 5pm to 7pm"), not a moment alone."""
+    return _WINDOW.search(text) is not None
+
+
 def happening_in(text: str, places: list[str], today: date) -> Happening | None:
     """The happening a text tells of, when it names a known place and a time and means a
     happening one can go to (by meaning, of any kind)."""
