@@ -159,7 +159,14 @@ def third_person(text: str, speaker: str) -> str:
         (r"\bI\b", speaker),
         (r"\bme\b", speaker),
     ]
-    text = _I_VERB.sub(lambda m: f"{speaker} {m['adverb'] or ''}{verb_after_name(m['verb'])}", text)
+
+    def after_name(m: re.Match[str]) -> str:
+        # "Klaus Mueller and I are": a pair keeps its plural verb.
+        pair = re.search(r"\b[A-Z][\w'-]* and $", m.string[: m.start()]) is not None
+        verb = m["verb"] if pair else verb_after_name(m["verb"])
+        return f"{speaker} {m['adverb'] or ''}{verb}"
+
+    text = _I_VERB.sub(after_name, text)
     for pattern, replacement in replacements:
         text = re.sub(pattern, replacement, text)
     return text

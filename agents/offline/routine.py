@@ -22,16 +22,17 @@ from functools import lru_cache
 import numpy as np
 
 from agents.offline.clock import DAY, When, times_in
-from agents.offline.meaning import example_set, judge, similarity
+from agents.offline.meaning import Judgment, example_set, judge, similarity
 from llm.tasks import Inputs
 from world.addresses import Address
 
 WORK_ROLES = ("work", "study")
 AWAY_ROLES = ("meal", "errand", "leisure")
-# How far above the average known place, and above home, the place nearest in meaning to
-# an occupation must be to be taken as its workplace (cosines of the memory stream's
-# embeddings): a baker's bakery is; a poet's nearest place is not.
-ABOVE_AVERAGE = 0.04
+# How far above the other known places (on average, each by its nearest arena), and above
+# home, the place nearest in meaning to an occupation must be to be taken as its
+# workplace (cosines of the memory stream's embeddings): a baker's bakery is; a poet's
+# nearest place is not.
+ABOVE_OTHERS = 0.025
 ABOVE_HOME = 0.02
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
 _COMMA = re.compile(r"(?<=,)\s+")
@@ -111,12 +112,35 @@ def clauses_of(texts: Sequence[str], *, name: str = "") -> list[Clause]:
     return [
         Clause(
             piece.text,
-            roles[piece.meaning].label,
+            _role(roles[piece.meaning], piece.times),
             tuple(w for w in piece.times if w.day is None),
             piece.meaning,
         )
         for piece in pieces
     ]
+
+
+REST = ("wake", "sleep")
+_NEAR_TIE = 0.25  # wake and sleep scores this close: the clause's time decides
+
+
+def _role(judgment: Judgment, times: Sequence[When]) -> str:
+    """A clause's role by meaning; between waking and going to sleep, which the meaning of
+    a few words about bed may not tell apart, by its time when the two are near: a time
+    from 03:00 to noon is a waking, one from 18:00 to 03:00 a bedtime."""
+    label = judgment.label
+    if label not in REST:
+        return label
+    wake, sleep = judgment.scores.get("wake", 0.0), judgment.scores.get("sleep", 0.0)
+    moments = [w.start if w.start is not None else w.end for w in times if not w.is_range]
+    moment = next((m for m in moments if m is not None), None)
+    if abs(wake - sleep) >= _NEAR_TIE or moment is None or (times and times[0].bare):
+        return label
+    if 3 * 60 <= moment < 12 * 60:
+        return "wake"
+    if moment >= 18 * 60 or moment < 3 * 60:
+        return "sleep"
+    return label
 
 
 @dataclass(frozen=True)
@@ -220,7 +244,10 @@ def _work_hours(clauses: Sequence[Clause], wake: int) -> tuple[int, int] | None:
     ends: list[int] = []
     parts: list[When] = []
     for when in [w for clause in clauses for w in clause.times]:
-        if when.part:
+        if when.part and starts and when.start is not None and when.end is not None:
+            if (when.end - when.start) % DAY <= 60:
+                ends.append(when.start)  # "starts at 7 and finishes at noon"
+        elif when.part:
             parts.append(when)
         elif when.start is not None and when.end is not None and not starts and not ends:
             end = when.end
@@ -301,16 +328,22 @@ def _place_named(text: str, places: dict[str, list[str]]) -> tuple[str, str] | N
 def _place_meant(
     working: Sequence[Clause], places: dict[str, list[str]], away: set[str], home: str
 ) -> tuple[str, str]:
-    """The known place nearest in meaning to the occupation, if near enough."""
+    """The known place nearest in meaning to the occupation, if it stands out from the
+    other places (each place by its nearest arena) and from home."""
     candidates = [(s, a) for s, arenas in places.items() if s not in away for a in arenas]
-    if len(candidates) < 2:
+    if len({sector for sector, _ in candidates}) < 2:
         return "", ""
-    texts = [clause.meaning for clause in working[:2]]
+    texts = [clause.meaning for clause in working[:4]]
     names = [f"{arena} of {sector}" for sector, arena in candidates] + [f"a room at {home}"]
-    matrix = similarity(texts, names)
-    row = matrix.max(axis=0)
+    row = similarity(texts, names).max(axis=0)
     best = int(np.argmax(row[:-1]))
-    if row[best] - float(np.mean(row[:-1])) < ABOVE_AVERAGE or row[best] - row[-1] < ABOVE_HOME:
+    sector = candidates[best][0]
+    others: dict[str, float] = {}
+    for (other, _), value in zip(candidates, row[:-1], strict=True):
+        if other != sector:
+            others[other] = max(others.get(other, -1.0), float(value))
+    above_others = row[best] - float(np.mean(list(others.values())))
+    if above_others < ABOVE_OTHERS or row[best] - row[-1] < ABOVE_HOME:
         return "", ""
     return candidates[best]
 
