@@ -23,7 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from smallville_project.pools import pool
+from kernel.pools import pool
 from world.models import Event
 from world.selectors import events_after, simulations_last_seq
 

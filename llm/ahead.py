@@ -24,7 +24,7 @@ from typing import Any
 
 from django.conf import settings
 
-from smallville_project.pools import in_own_connection, pool
+from kernel.pools import in_own_connection, pool
 from world.models import Agent, Simulation
 
 from .backends import backend_is_remote

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import connection, connections
 
-from smallville_project.pools import pool
+from kernel.pools import pool
 
 from .backends import backend_is_remote
 

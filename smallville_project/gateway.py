@@ -24,9 +24,8 @@ from django.urls import get_resolver
 
 from integration.streamhub import hub, serve
 from integration.streams import HANDOFF, StreamSpec
-
-from .limits import body_limit
-from .pools import pool
+from kernel.limits import body_limit
+from kernel.pools import pool
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from kernel.breaker import pool_reconnect_failed
+
 from . import embedded_db
-from .breaker import pool_reconnect_failed
 from .environment import env_bool, env_float, env_int, env_list, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -140,11 +141,11 @@ LOGOUT_REDIRECT_URL = "landing"
 # Request size limits: a simulation request is small; nothing legitimate is near this.
 # Django applies it to forms; api.middleware.RequestSizeLimitMiddleware to every /api/ body.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("SMALLVILLE_MAX_REQUEST_BYTES", 256 * 1024)
-# A town file posted to /api/towns/ (smallville_project.limits): a Tiled map carries its art.
+# A town file posted to /api/towns/ (kernel.limits): a Tiled map carries its art.
 SMALLVILLE_MAX_TOWN_BYTES = env_int("SMALLVILLE_MAX_TOWN_BYTES", 4 * 1024 * 1024)
 
 # A dependency (the database under the pool, the cache) seen down is refused at once for
-# this many seconds, then probed by one request (smallville_project/breaker.py).
+# this many seconds, then probed by one request (kernel/breaker.py).
 SMALLVILLE_REPROBE_SECONDS = env_float("SMALLVILLE_REPROBE_SECONDS", 0.5)
 
 # The shared cache (throttle counts): Redis, so every web process counts the same requests.

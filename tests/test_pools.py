@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
-from smallville_project.pools import in_own_connection, pool, pools_connections_close
+from kernel.pools import in_own_connection, pool, pools_connections_close
 
 
 def _backend() -> int:

@@ -22,7 +22,7 @@ import psycopg
 from django.db.backends.postgresql import base
 from psycopg_pool import PoolTimeout
 
-from smallville_project.breaker import database_breaker
+from kernel.breaker import database_breaker
 
 WAIT_STEP = 0.05  # seconds between looks at the breaker while waiting for a connection
 

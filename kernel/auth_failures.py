@@ -3,7 +3,7 @@ X-Forwarded-For is the client's to forge): past SMALLVILLE_THROTTLE_AUTH_FAILURE
 window, its logins are refused with 429 and Retry-After until its oldest failure leaves
 the window (the right password too, or guessing would go on), and its wrong tokens get
 429 instead of 401 (api.authentication). Counted in the shared cache
-(smallville_project.rates); with the cache down nothing is counted and attempts are
+(kernel.rates); with the cache down nothing is counted and attempts are
 checked as usual (a login must not depend on the cache)."""
 
 from __future__ import annotations
