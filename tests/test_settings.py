@@ -102,3 +102,17 @@ def test_a_host_set_by_hand_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(embedded_db, "ensure_running", ensure_running)
     entry = {**_embedded_entry(), "HOST": "/nonexistent-smallville-socket", "PORT": "5432"}
     assert DatabaseWrapper(entry).get_connection_params()["host"] == entry["HOST"]
+
+
+def test_dbshell_starts_the_embedded_database_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.db.backends.postgresql import client
+
+    shells: list[object] = []
+    monkeypatch.setattr(embedded_db, "_started", None)
+    monkeypatch.setattr(embedded_db, "ensure_running", lambda: "postgresql://u@/smallville?host=/s")
+    monkeypatch.setattr(
+        client.DatabaseClient, "runshell", lambda self, _: shells.append(self.connection)
+    )
+    entry = _embedded_entry()
+    DatabaseWrapper(entry).client.runshell([])
+    assert len(shells) == 1 and entry["HOST"] == "/s"

@@ -20,10 +20,11 @@ process first needs a connection (or the pool its parameters), never at import.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import psycopg
-from django.db.backends.postgresql import base
+from django.db.backends.postgresql import base, client
 from psycopg_pool import PoolTimeout
 
 from kernel.breaker import database_breaker
@@ -32,10 +33,26 @@ from smallville_project import embedded_db
 WAIT_STEP = 0.05  # seconds between looks at the breaker while waiting for a connection
 
 
+def _embedded_started(settings_dict: dict[str, Any]) -> None:
+    """The embedded server started and where it listens in `settings_dict`, if it names
+    the embedded server and no host has been written into it yet (or set by hand)."""
+    if settings_dict.get("EMBEDDED") and not settings_dict["HOST"]:
+        embedded_db.embedded_fill(settings_dict)
+
+
+class DatabaseClient(client.DatabaseClient):
+    """`manage.py dbshell`: psql, on the embedded server too."""
+
+    def runshell(self, parameters: Iterable[str]) -> None:
+        _embedded_started(self.connection.settings_dict)
+        super().runshell(parameters)
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
+    client_class = DatabaseClient
+
     def get_connection_params(self) -> dict[str, Any]:
-        if self.settings_dict.get("EMBEDDED") and not self.settings_dict["HOST"]:
-            embedded_db.embedded_fill(self.settings_dict)
+        _embedded_started(self.settings_dict)
         return super().get_connection_params()
 
     def get_new_connection(self, conn_params: dict[str, Any]) -> Any:
