@@ -96,7 +96,7 @@ class Hub:
         self.closing = asyncio.Event()  # set when the server stops: every stream ends
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._reader = pool("stream-hub", 1)
+        self._reader = pool("stream-hub")
 
     def join(self, spec: StreamSpec) -> Client:
         client = Client(spec)

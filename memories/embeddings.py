@@ -299,7 +299,7 @@ def passages_embed_ahead(texts: Sequence[str]) -> None:
     if embedder.billed or not texts:
         return
     with _ahead_lock:
-        embedding = pool("embed-ahead", 1)
+        embedding = pool("embed-ahead")
         future = embedding.submit(
             in_own_connection, partial(_uncached_vectors, embedder, list(texts)), embedding
         )

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import importlib
 
-from .environment import env_int
 from .wsgi import application as wsgi_application
 
 # Imported after the WSGI application has set Django up: the gateway reaches the models.
 Gateway = importlib.import_module("smallville_project.gateway").Gateway
 
-application = Gateway(wsgi_application, threads=env_int("SMALLVILLE_WEB_THREADS", 4, minimum=1))
+application = Gateway(wsgi_application)

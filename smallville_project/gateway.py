@@ -88,9 +88,9 @@ class _Response:
 
 
 class Gateway:
-    def __init__(self, app: WSGIApp, *, threads: int) -> None:
+    def __init__(self, app: WSGIApp) -> None:
         self.app = app
-        self.threads = pool("wsgi", threads)
+        self.threads = pool("wsgi")  # SMALLVILLE_WEB_THREADS
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

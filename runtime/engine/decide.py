@@ -97,7 +97,7 @@ def decide_all(cognition: Cognition, context: StepContext, names: list[str]) -> 
     threads = agent_threads()
     if threads == 1 or len(names) == 1:
         return [decide_one(cognition, context, name) for name in names]
-    steps = pool("agent-step", threads)
+    steps = pool("agent-step")
     return list(steps.map(lambda name: decide_one(cognition, context, name), names))
 
 

@@ -19,6 +19,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# Threads of each production server process for the WSGI application (kernel.pools "wsgi";
+# smallville_project/gunicorn_conf.py sizes the database pool by it).
+SMALLVILLE_WEB_THREADS = env_int("SMALLVILLE_WEB_THREADS", 4, minimum=1)
+
 # Request size limits: a simulation request is small; nothing legitimate is near this.
 # Django applies it to forms; api.middleware.RequestSizeLimitMiddleware to every /api/ body.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("SMALLVILLE_MAX_REQUEST_BYTES", 256 * 1024)

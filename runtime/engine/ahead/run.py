@@ -85,7 +85,7 @@ class AheadRun:
     # The loop ------------------------------------------------------------------------
 
     def run(self) -> None:
-        with pool_for_run("ahead", settings.SMALLVILLE_CALLS_IN_FLIGHT) as self.pool:
+        with pool_for_run("ahead") as self.pool:
             try:
                 self._loop()
             finally:
