@@ -1,5 +1,5 @@
 """Token authentication with failed attempts throttled per client
-(smallville_project.auth_failures): a client past its wrong tokens gets 429 and
+(kernel.auth_failures): a client past its wrong tokens gets 429 and
 Retry-After for each wrong one, not another 401. A right token is served all the same: a
 token cannot be guessed (160 random bits), and the clients behind one address (a NAT)
 must not lose the API to one of them guessing.
@@ -19,7 +19,7 @@ from rest_framework.authentication import TokenAuthentication, get_authorization
 from rest_framework.request import Request
 
 from integration.services import api_token_user
-from smallville_project.auth_failures import auth_failed, auth_wait
+from kernel.auth_failures import auth_failed, auth_wait
 
 
 class ThrottledTokenAuthentication(TokenAuthentication):

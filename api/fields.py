@@ -154,3 +154,17 @@ class UniqueListField(serializers.ListField):
                 self.fail("repeated", item=key[:100])
             seen.add(key)
         return items
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON true or false; not "yes", 1 or "on"."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+def text_field(max_length: int, help_text: str, **kwargs: Any) -> StrictCharField:
+    """A required text of at least one character."""
+    return StrictCharField(min_length=1, max_length=max_length, help_text=help_text, **kwargs)

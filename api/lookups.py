@@ -25,6 +25,7 @@ SIMULATION_ID = OpenApiParameter(
 RESIDENT = OpenApiParameter(
     "resident", OpenApiTypes.STR, OpenApiParameter.PATH, description="resident id or name"
 )
+RESIDENT_ROUTE = "simulations/<int:simulation_pk>/residents/<str:resident>"  # a route's prefix
 RESIDENT_PATH = [SIMULATION_ID, RESIDENT]  # /simulations/{simulation_pk}/residents/{resident}/
 # What reads of a resident's memories, plans and reflections use of its row.
 RESIDENT_FIELDS = ("id", "simulation_id", "name", "recency_decay")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from smallville_project.limits import body_limit
+from kernel.limits import body_limit
 
 from .errors import unavailable_response
 from .parsers import unsafe_text
@@ -16,7 +16,7 @@ from .problems import problem_response
 
 class RequestSizeLimitMiddleware:
     """Refuse an /api/ request whose body is over its route's limit (DATA_UPLOAD_MAX_MEMORY_SIZE,
-    larger for a town file: smallville_project.limits) with a 413 problem,
+    larger for a town file: kernel.limits) with a 413 problem,
     before anything reads it."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:

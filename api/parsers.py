@@ -114,7 +114,7 @@ class JSONParser(parsers.JSONParser):
 
 class LargeJSONParser(parsers.BaseParser):
     """JSON as JSONParser parses it, for a route whose bodies may be larger than others (a
-    town file: smallville_project.limits, checked by the size middleware first). DRF hands
+    town file: kernel.limits, checked by the size middleware first). DRF hands
     its own JSON parser Django's `request.body`, which stops at DATA_UPLOAD_MAX_MEMORY_SIZE;
     this one reads the stream."""
 

@@ -15,6 +15,10 @@ def request_example(name: str, value: dict[str, Any]) -> list[OpenApiExample]:
     return [OpenApiExample(name, value=value, request_only=True)]
 
 
+# [[x, y], ...]: tiles as coordinates, never as the stored indices.
+TILE = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
+TILE_LIST = {"type": "array", "items": TILE}
+
 PROBLEM = {"$ref": "#/components/schemas/Problem"}
 # status -> (description, whether an operation can return it)
 _IMPLIED: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
@@ -40,7 +44,7 @@ def document_implied_errors(
     limit (api.middleware) and the 503 of a backing service that is down to every
     operation that can return them; every error response is a Problem, as
     `application/problem+json` (api.problems). Request bodies take no other keys than
-    their fields (api.serializers.StrictFieldsMixin): `additionalProperties` false."""
+    their fields (api.fields.StrictFieldsMixin): `additionalProperties` false."""
     components = result.get("components", {}).get("schemas", {})
     for item in result.get("paths", {}).values():
         for method, operation in item.items():

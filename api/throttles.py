@@ -1,6 +1,6 @@
 """Throttles of the expensive endpoints (model calls, runs, creating and forking a
 simulation): per user and scope, a sliding window counted atomically in the shared cache
-(smallville_project.rates), so simultaneous requests in every web process never pass the
+(kernel.rates), so simultaneous requests in every web process never pass the
 rate. With the cache down a throttled endpoint answers 503 `cache_unavailable`
 (Retry-After): it cannot count, and must not serve uncounted; while the cache is known to
 be down it answers so at once."""
@@ -15,7 +15,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
-from smallville_project.rates import Rate, rate_take
+from kernel.rates import Rate, rate_take
 
 from .errors import CacheUnavailable
 

@@ -1,21 +1,20 @@
-"""API routes under /api/: towns and their places, simulations, residents and events."""
+"""API routes under /api/: the router's root and collections, and each feature's routes
+(api/<feature>/urls.py) in turn."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, include, path
 from rest_framework.routers import DefaultRouter, SimpleRouter
 
-from . import (
-    base_views,
-    experiment_views,
-    profile_views,
-    resident_views,
-    simulation_views,
-    stream_views,
-    token_views,
-    town_views,
-    webhook_views,
-)
+from .bases.views import BaseViewSet
+from .experiments.views import ExperimentViewSet
+from .profiles.views import ModelProfileViewSet
+from .residents.views import ResidentViewSet
+from .simulations.views import EventViewSet, SimulationViewSet
+from .streams.views import SimulationStreamView
+from .tokens.views import ApiTokenViewSet
+from .towns.views import LocationViewSet, TownViewSet
+from .webhooks.views import WebhookViewSet
 
 
 class _Router(DefaultRouter):
@@ -26,20 +25,20 @@ class _Router(DefaultRouter):
 
 
 router = _Router()
-router.register("bases", base_views.BaseViewSet, basename="base")
-router.register("towns", town_views.TownViewSet, basename="town")
-router.register("simulations", simulation_views.SimulationViewSet, basename="simulation")
-router.register("tokens", token_views.ApiTokenViewSet, basename="token")
-router.register("webhooks", webhook_views.WebhookViewSet, basename="webhook")
-router.register("profiles", profile_views.ModelProfileViewSet, basename="profile")
-router.register("experiments", experiment_views.ExperimentViewSet, basename="experiment")
+router.register("bases", BaseViewSet, basename="base")
+router.register("towns", TownViewSet, basename="town")
+router.register("simulations", SimulationViewSet, basename="simulation")
+router.register("tokens", ApiTokenViewSet, basename="token")
+router.register("webhooks", WebhookViewSet, basename="webhook")
+router.register("profiles", ModelProfileViewSet, basename="profile")
+router.register("experiments", ExperimentViewSet, basename="experiment")
 
 town_router = SimpleRouter()
-town_router.register("locations", town_views.LocationViewSet, basename="location")
+town_router.register("locations", LocationViewSet, basename="location")
 
 simulation_router = SimpleRouter()
-simulation_router.register("residents", resident_views.ResidentViewSet, basename="resident")
-simulation_router.register("events", simulation_views.EventViewSet, basename="event")
+simulation_router.register("residents", ResidentViewSet, basename="resident")
+simulation_router.register("events", EventViewSet, basename="event")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", include(router.urls)),
@@ -47,16 +46,18 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("simulations/<int:simulation_pk>/", include(simulation_router.urls)),
     path(
         "simulations/<int:simulation_pk>/stream/",
-        stream_views.SimulationStreamView.as_view(),
+        SimulationStreamView.as_view(),
         name="simulation-stream",
     ),
-    path("", include("api.llm_urls")),
-    path("", include("api.memory_urls")),
-    path("", include("api.reflection_urls")),
-    path("", include("api.control_urls")),
-    path("", include("api.cognition_urls")),
-    path("", include("api.evaluation_urls")),
-    path("", include("api.fact_urls")),
-    path("", include("api.replay_urls")),
-    path("", include("api.scenario_urls")),
+    path("", include("api.ledger.urls")),
+    path("", include("api.profiles.urls")),
+    path("", include("api.memories.urls")),
+    path("", include("api.reflections.urls")),
+    path("", include("api.interviews.urls")),
+    path("", include("api.controls.urls")),
+    path("", include("api.cognition.urls")),
+    path("", include("api.evaluations.urls")),
+    path("", include("api.facts.urls")),
+    path("", include("api.replay.urls")),
+    path("", include("api.scenarios.urls")),
 ]

@@ -38,8 +38,8 @@ from rest_framework.authtoken.models import Token
 
 from agents.reflection.selectors import reflection_stats
 from agents.services import simulation_create_from_base
-from api import memory_views
-from api.memory_serializers import evidence_tree_data
+from api.memories import views as memory_views
+from api.memories.serializers import evidence_tree_data
 from bench.machine import stamp
 from memories.models import Memory, MemoryKind
 from memories.selectors import memory_evidence_tree
@@ -115,7 +115,7 @@ def chain(simulation: Simulation, agent: str, cited_reflections: int, cited_obs:
 
 class _OneSerializer:
     """The evidence view's serializer swapped for `evidence_tree_data` (what the why
-    endpoint uses): the change proposed for api/memory_views.py."""
+    endpoint uses): the change proposed for api/memories/views.py."""
 
     def __init__(self, node: Any) -> None:
         self.data = evidence_tree_data(node)

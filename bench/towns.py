@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from agents.bases.format import Resident
 from agents.events import AGENT_CREATED, agent_created
-from agents.projections.residents import IDENTITY_FIELDS
+from agents.persona import IDENTITY_FIELDS
 from agents.services import residents_seed_memories
 from world.addresses import Address
 from world.eventlog import EventDraft, events_append

@@ -38,7 +38,7 @@ from world.models import Simulation
 MAX_SEEDS = 100
 MAX_VARIANTS = 12
 MAX_CONCURRENCY = 16
-MAX_SEED = 2**31 - 1  # as a simulation's (api.serializers)
+MAX_SEED = 2**31 - 1  # as a simulation's (api.simulations.serializers)
 
 Text = Annotated[StrictStr, Field(min_length=1, max_length=200)]
 Statement = Annotated[StrictStr, Field(min_length=1, max_length=1000)]

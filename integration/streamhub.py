@@ -23,7 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from smallville_project.pools import pool
+from kernel.pools import pool
 from world.models import Event
 from world.selectors import events_after, simulations_last_seq
 
@@ -96,7 +96,7 @@ class Hub:
         self.closing = asyncio.Event()  # set when the server stops: every stream ends
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._reader = pool("stream-hub", 1)
+        self._reader = pool("stream-hub")
 
     def join(self, spec: StreamSpec) -> Client:
         client = Client(spec)

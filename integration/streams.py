@@ -50,7 +50,7 @@ class StreamSpec:
 
 
 def event_data(event: Event) -> dict[str, Any]:
-    """The event as the events list (api.serializers.EventSerializer) shows it."""
+    """The event as the events list (api.simulations.serializers.EventSerializer) shows it."""
     return {
         "seq": event.seq,
         "step": event.step,

@@ -22,9 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, wait
 from typing import Any
 
-from django.conf import settings
-
-from smallville_project.pools import in_own_connection, pool
+from kernel.pools import in_own_connection, pool
 from world.models import Agent, Simulation
 
 from .backends import backend_is_remote
@@ -60,10 +58,7 @@ def ahead_send(
     with _lock:
         if key in _sent:
             return False
-        # As many as the engine keeps in flight, or the model server's slots.
-        slots = int(settings.SMALLVILLE_LLM_CONCURRENCY or 0)
-        workers = slots or max(8, int(settings.SMALLVILLE_CALLS_IN_FLIGHT))
-        calls = pool("ahead-call", workers)
+        calls = pool("ahead-call")
         sent = calls.submit(in_own_connection, call, calls)
         sent.add_done_callback(lambda done: _report(done, task.name, agent.name))
         _sent[key] = sent

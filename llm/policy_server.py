@@ -220,6 +220,7 @@ class PolicyServer:
         }
 
     def start(self) -> PolicyServer:
+        # The socket server's own loop (it spawns a thread per request), not a pool's task.
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="policy-server", daemon=True
         )

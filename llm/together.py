@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import connection, connections
 
-from smallville_project.pools import pool
+from kernel.pools import pool
 
 from .backends import backend_is_remote
 
@@ -28,8 +28,7 @@ def together(*calls: Callable[[], Any]) -> list[Any]:
     if len(calls) < 2 or not backend_is_remote() or connection.in_atomic_block:
         return [call() for call in calls]
     futures: list[Future[Any]] = [
-        pool("together", 16).submit(_in_thread, contextvars.copy_context(), call)
-        for call in calls[1:]
+        pool("together").submit(_in_thread, contextvars.copy_context(), call) for call in calls[1:]
     ]
     results: list[Any] = []
     failure: BaseException | None = None

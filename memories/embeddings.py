@@ -32,9 +32,9 @@ import openai
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from kernel.pools import in_own_connection, pool
 from llm.services import model_call_admit, model_call_complete
 from llm.tokens import count_tokens
-from smallville_project.pools import in_own_connection, pool
 from world.leases import process_holder
 from world.models import Simulation
 
@@ -299,7 +299,7 @@ def passages_embed_ahead(texts: Sequence[str]) -> None:
     if embedder.billed or not texts:
         return
     with _ahead_lock:
-        embedding = pool("embed-ahead", 1)
+        embedding = pool("embed-ahead")
         future = embedding.submit(
             in_own_connection, partial(_uncached_vectors, embedder, list(texts)), embedding
         )

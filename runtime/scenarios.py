@@ -21,6 +21,7 @@ from django.db.models import Max
 
 from agents.events import scenario_added, scenario_applied, scenario_cancelled
 from agents.models import Scenario, ScenarioStatus
+from agents.persona import PERSONA_FIELDS
 from runtime.controls.common import ControlConflict, ControlRefused, append_now
 from runtime.controls.names import name_normalised, name_skeleton
 from runtime.controls.objects import object_state_draft
@@ -34,13 +35,12 @@ from world.paths import NotWalkable, UnknownAddress, Unreachable
 
 KINDS = ("whisper", "announce", "object_state", "arrive", "leave")
 MAX_STATEMENT_CHARS = 1000
-IDENTITY_FIELDS = tuple(Identity.__dataclass_fields__)
 # What each kind's params hold (an arrival: a name, identity fields, a start, memories).
 PARAMS: dict[str, tuple[str, ...]] = {
     "whisper": ("resident", "statement"),
     "announce": ("place", "statement"),
     "object_state": ("address", "state"),
-    "arrive": ("name", *IDENTITY_FIELDS, "address", "tile", "memories", "knows"),
+    "arrive": ("name", *PERSONA_FIELDS, "address", "tile", "memories", "knows"),
     "leave": ("resident",),
 }
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -278,7 +278,7 @@ def _effects(simulation: Simulation, scenario: Scenario) -> tuple[list[EventDraf
     arrival = newcomer_drafts(
         simulation=simulation,
         name=p["name"],
-        identity=Identity(**{k: p[k] for k in IDENTITY_FIELDS if k in p}),
+        identity=Identity(**{k: p[k] for k in PERSONA_FIELDS if k in p}),
         address=p.get("address"),
         tile=(tile[0], tile[1]) if tile else None,
         knows_town=p.get("knows", "town") == "town",

@@ -12,9 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from celery import current_app as app
 from django.conf import settings
-
-from smallville_project.celery import app
 
 ROOT = Path(__file__).resolve().parent.parent
 

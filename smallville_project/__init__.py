@@ -1,4 +1,6 @@
-"""Smallville project package: settings, Celery app, URLs and the embedded database."""
+"""The composition root, at the top of the layers: settings, the Celery app, URLs, the
+production server and the embedded database wire the apps together. No app imports it
+(apps read settings through django.conf.settings); what apps share is in kernel/."""
 
 from __future__ import annotations
 

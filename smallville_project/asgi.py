@@ -6,11 +6,10 @@ pool of SMALLVILLE_WEB_THREADS threads, live streams on the event loop
 from __future__ import annotations
 
 import importlib
-import os
 
 from .wsgi import application as wsgi_application
 
 # Imported after the WSGI application has set Django up: the gateway reaches the models.
 Gateway = importlib.import_module("smallville_project.gateway").Gateway
 
-application = Gateway(wsgi_application, threads=int(os.environ.get("SMALLVILLE_WEB_THREADS", "4")))
+application = Gateway(wsgi_application)

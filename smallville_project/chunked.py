@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from api.problems import MEDIA_TYPE, problem_bytes
-
-from .limits import body_limit
+from kernel.limits import body_limit
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]

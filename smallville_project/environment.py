@@ -80,3 +80,35 @@ def env_url(name: str, default: str, *, schemes: tuple[str, ...]) -> str:
 
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+
+
+def env_int_or_none(name: str, *, minimum: int | None = None) -> int | None:
+    """A whole number, or None when the variable is unset or blank (no limit)."""
+    if _raw(name) is None:
+        return None
+    return env_int(name, 0, minimum=minimum)
+
+
+def env_choice(name: str, default: str, *, choices: tuple[str, ...]) -> str:
+    value = _raw(name)
+    if value is None:
+        return default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    return value
+
+
+_PERIODS = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}
+
+
+def env_rate(name: str, default: str) -> str:
+    """A rate as DRF writes it: a whole number, a slash and a period (`30/minute`)."""
+    value = _raw(name)
+    if value is None:
+        return default
+    count, _, period = value.partition("/")
+    if not count.strip().isdigit() or period.strip() not in _PERIODS:
+        raise ImproperlyConfigured(
+            f"{name} must be a rate such as 30/minute (per s, m, h or d); got {value!r}"
+        )
+    return value

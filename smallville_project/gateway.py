@@ -24,9 +24,8 @@ from django.urls import get_resolver
 
 from integration.streamhub import hub, serve
 from integration.streams import HANDOFF, StreamSpec
-
-from .limits import body_limit
-from .pools import pool
+from kernel.limits import body_limit
+from kernel.pools import pool
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +88,9 @@ class _Response:
 
 
 class Gateway:
-    def __init__(self, app: WSGIApp, *, threads: int) -> None:
+    def __init__(self, app: WSGIApp) -> None:
         self.app = app
-        self.threads = pool("wsgi", threads)
+        self.threads = pool("wsgi")  # SMALLVILLE_WEB_THREADS
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

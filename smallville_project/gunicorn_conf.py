@@ -15,7 +15,9 @@ connections). Everything can be changed from the environment:
   for stderr; off by default), SMALLVILLE_WEB_LOG_LEVEL (info);
 - SMALLVILLE_DB_POOL (1 here), SMALLVILLE_DB_POOL_MIN (2), SMALLVILLE_DB_POOL_MAX (the
   threads per process and one for the stream hub, so a request never waits for a
-  connection): see settings.py.
+  connection): see settings/database.py.
+
+Each value is read strictly (smallville_project/environment.py): a bad one stops the start.
 
 Ctrl-C (SIGINT) stops gracefully here, as SIGTERM does (gunicorn's own quick stop on
 SIGINT once hung gthread workers for 20 s; `make serve` gets SIGINT to every process of
@@ -32,17 +34,19 @@ import os
 import signal
 from typing import Any
 
+from smallville_project.environment import env_choice, env_int, env_str
+
 wsgi_app = "smallville_project.asgi:application"
-bind = [os.environ.get("SMALLVILLE_WEB_BIND", "127.0.0.1:8000")]
+bind = [env_str("SMALLVILLE_WEB_BIND", "127.0.0.1:8000")]
 worker_class = "smallville_project.web_worker.Worker"
-workers = int(os.environ.get("SMALLVILLE_WEB_WORKERS", "2"))
+workers = env_int("SMALLVILLE_WEB_WORKERS", 2, minimum=1)
 # Threads of each process for the WSGI application (smallville_project.gateway reads the
 # same variable); live streams take none.
-threads = int(os.environ.get("SMALLVILLE_WEB_THREADS", "4"))
+threads = env_int("SMALLVILLE_WEB_THREADS", 4, minimum=1)
 # Each worker opens its own pool after the fork: the app is never loaded in the master.
 preload_app = False
-timeout = int(os.environ.get("SMALLVILLE_WEB_TIMEOUT", "60"))
-graceful_timeout = int(os.environ.get("SMALLVILLE_WEB_GRACEFUL_TIMEOUT", "20"))
+timeout = env_int("SMALLVILLE_WEB_TIMEOUT", 60, minimum=1)
+graceful_timeout = env_int("SMALLVILLE_WEB_GRACEFUL_TIMEOUT", 20, minimum=0)
 keepalive = 5
 # Recycle a worker now and then (a slow leak cannot grow without bound), jittered so the
 # workers do not restart together.
@@ -50,9 +54,11 @@ max_requests = 20_000
 max_requests_jitter = 2_000
 # No control socket: several servers (make serve, the load bench) may run side by side.
 control_socket_disable = True
-accesslog = os.environ.get("SMALLVILLE_WEB_ACCESS_LOG") or None
+accesslog = env_str("SMALLVILLE_WEB_ACCESS_LOG", "") or None
 errorlog = "-"
-loglevel = os.environ.get("SMALLVILLE_WEB_LOG_LEVEL", "info")
+loglevel = env_choice(
+    "SMALLVILLE_WEB_LOG_LEVEL", "info", choices=("debug", "info", "warning", "error", "critical")
+)
 proc_name = "smallville-web"
 
 # What the web processes add to their environment unless it is set already.
@@ -61,7 +67,7 @@ POOL_ENVIRONMENT = {"SMALLVILLE_DB_POOL": "1", "SMALLVILLE_DB_POOL_MAX": str(thr
 
 
 def pool_sizes(env: dict[str, str] | None = None) -> tuple[int, int]:
-    """(min, max) connections of each web process's pool, as settings.py reads them."""
+    """(min, max) connections of each web process's pool, as settings/database.py reads them."""
     env = {**POOL_ENVIRONMENT, **(os.environ if env is None else env)}
     most = max(1, int(env["SMALLVILLE_DB_POOL_MAX"]))
     return min(most, int(env.get("SMALLVILLE_DB_POOL_MIN", "2"))), most

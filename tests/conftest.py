@@ -12,8 +12,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from agents.bases.services import bases_shipped_ensure
+from kernel.pools import pools_connections_close
 from runtime.dispatch import Work
-from smallville_project.pools import pools_connections_close
 from tests.model_server import ModelServer
 from world.models import Town
 from world.towns import town_get_or_import
@@ -105,9 +105,9 @@ def private_cache() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def breakers_closed() -> Iterator[None]:
-    """What a test saw of the cache or database being down (smallville_project.breaker)
+    """What a test saw of the cache or database being down (kernel.breaker)
     is not the next test's: the breakers are closed after each."""
-    from smallville_project.breaker import cache_breaker, database_breaker
+    from kernel.breaker import cache_breaker, database_breaker
 
     yield
     cache_breaker.succeeded()

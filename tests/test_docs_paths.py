@@ -12,20 +12,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ("world", "llm", "memories", "agents", "runtime", "evaluations", "api", "web")
-TOP = (*APPS, "smallville_project", "bench", "tests", "docs")
+TOP = (*APPS, "smallville_project", "kernel", "bench", "tests", "docs")
 # A path into one of the top folders, e.g. runtime/engine/choice.py or agents/offline/.
 FOLDERS = "|".join(TOP)
 PATH = re.compile(rf"(?<![\w/.:-])((?:{FOLDERS})/(?:[\w.*-]+/)*[\w.*-]*)")
 # What runs write, git-ignored: named in the docs as where to look, not stored.
 WRITTEN = ("bench/results/", "test-artifacts/")
-ENV = re.compile(r"""os\.environ(?:\.get)?[(\[]\s*["']([A-Z][A-Z0-9_]+)["']""")
+# Read directly, or strictly through smallville_project/environment.py (env_bool("DEBUG", ...)).
+ENV = re.compile(r"""(?:os\.environ(?:\.get)?[(\[]|\benv_[a-z_]+\()\s*["']([A-Z][A-Z0-9_]+)["']""")
 # A section named by its doc and title: docs/architecture.md, "The seams".
 SECTION = re.compile(r'(docs/[\w-]+\.md)[,:;]?\s+"([^"]+)"')
 SETTING = re.compile(r"\bSMALLVILLE_[A-Z0-9_]*[A-Z0-9]\b")
 
 
 def code_files() -> Iterator[Path]:
-    for top in (*APPS, "smallville_project", "bench"):
+    for top in (*APPS, "smallville_project", "kernel", "bench"):
         for path in (ROOT / top).rglob("*.py"):
             if "migrations" not in path.parts:
                 yield path

@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from smallville_project.environment import env_bool, env_float, env_int, env_url
+from smallville_project.environment import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_int_or_none,
+    env_rate,
+    env_url,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
         ("SMALLVILLE_SHARD_SIZE", "25.5"),  # a whole number
         ("SMALLVILLE_LLM_TIMEOUT", "a minute"),  # a number
         ("SMALLVILLE_CACHE_URL", "127.0.0.1:6379"),  # a URL
+        ("SMALLVILLE_THROTTLE_RUN", "30 a minute"),  # a rate
+        ("SMALLVILLE_ENGINE", "bariere"),  # one of a few names
     ],
 )
 def test_manage_py_check_fails_naming_a_bad_variable(name: str, value: str) -> None:
@@ -73,3 +83,25 @@ def test_numbers_their_bounds_and_urls(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ImproperlyConfigured, match="SV_URL") as refused:
         env_url("SV_URL", "", schemes=("redis",))
     assert "s3cret" not in str(refused.value)  # a URL's password is never echoed
+
+
+def test_rates_choices_and_limits_that_may_be_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    for good in ("30/minute", "5/s", "100/day"):
+        monkeypatch.setenv("SV_RATE", good)
+        assert env_rate("SV_RATE", "1/s") == good
+    for bad in ("30", "30/fortnight", "many/minute"):
+        monkeypatch.setenv("SV_RATE", bad)
+        with pytest.raises(ImproperlyConfigured, match="SV_RATE"):
+            env_rate("SV_RATE", "1/s")
+    monkeypatch.setenv("SV_CHOICE", "ahead")
+    assert env_choice("SV_CHOICE", "barrier", choices=("barrier", "ahead")) == "ahead"
+    monkeypatch.setenv("SV_CHOICE", "Ahead")
+    with pytest.raises(ImproperlyConfigured, match="SV_CHOICE must be one of barrier, ahead"):
+        env_choice("SV_CHOICE", "barrier", choices=("barrier", "ahead"))
+    monkeypatch.delenv("SV_LIMIT", raising=False)
+    assert env_int_or_none("SV_LIMIT", minimum=0) is None
+    monkeypatch.setenv("SV_LIMIT", "0")
+    assert env_int_or_none("SV_LIMIT", minimum=0) == 0
+    monkeypatch.setenv("SV_LIMIT", "ten")
+    with pytest.raises(ImproperlyConfigured, match="SV_LIMIT"):
+        env_int_or_none("SV_LIMIT", minimum=0)

@@ -49,7 +49,7 @@ def served() -> Iterator[tuple[Application, int]]:
     app = Application()
     port = free_port()
     config = uvicorn.Config(
-        Gateway(app, threads=2),
+        Gateway(app),
         host="127.0.0.1",
         port=port,
         http="h11",  # as smallville_project.web_worker

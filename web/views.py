@@ -11,7 +11,7 @@ from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from smallville_project.auth_failures import auth_failed, auth_wait
+from kernel.auth_failures import auth_failed, auth_wait
 
 from .simulation_views import landing_context
 
@@ -26,7 +26,7 @@ def landing(request: HttpRequest) -> HttpResponse:
 
 class ThrottledLoginView(LoginView):
     """Django's login, with failed logins throttled per client
-    (smallville_project.auth_failures): past the limit the form answers 429 with
+    (kernel.auth_failures): past the limit the form answers 429 with
     Retry-After and checks no password until the wait is over."""
 
     template_name = "web/login.html"

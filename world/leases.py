@@ -71,6 +71,7 @@ def _hold(key: str) -> None:
     with _lock:
         _held[key] += 1
         if _keeper is None or not _keeper.is_alive():
+            # A thread of its own, not a pool's task: one loop for the process's life.
             _keeper = threading.Thread(target=_keep, name="lease-keeper", daemon=True)
             _keeper.start()
 

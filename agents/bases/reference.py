@@ -29,7 +29,7 @@ class UnknownBase(ValueError):
 @dataclass(frozen=True)
 class Persona:
     name: str
-    identity: dict[str, Any]  # the Agent fields of agents.projections.residents.IDENTITY_FIELDS
+    identity: dict[str, Any]  # the Agent fields of agents.persona.IDENTITY_FIELDS
     tile: tuple[int, int]
 
 

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
+from agents.persona import PERSONA_FIELDS
 from world.addresses import Address
 from world.models import Base as BaseRow
 from world.models import Location, LocationKind, Town
@@ -166,19 +167,7 @@ def _scenarios(document: Document) -> tuple[tuple[str, Any, dict[str, Any]], ...
 
 
 def _arrival(resident: Resident) -> dict[str, Any]:
-    fields = resident.model_dump(
-        include={
-            "first_name",
-            "last_name",
-            "age",
-            "innate",
-            "learned",
-            "currently",
-            "lifestyle",
-            "living_area",
-            "daily_plan_requirement",
-        }
-    )
+    fields = resident.model_dump(include=set(PERSONA_FIELDS))
     start = resident.start
     where = (
         {"address": start.address}
@@ -190,7 +179,7 @@ def _arrival(resident: Resident) -> dict[str, Any]:
 
 
 def _identity(resident: Resident, known: dict[str, Any]) -> dict[str, Any]:
-    """The identity of agent_created (agents.projections.IDENTITY_FIELDS)."""
+    """The identity of agent_created (agents.persona.IDENTITY_FIELDS)."""
     fields = resident.model_dump(
         exclude={"name", "start", "seed_memories", "relationships", "spatial_memory"}
     )

@@ -32,30 +32,12 @@ from agents.events import (
     importance_counted,
     is_idle,
 )
+from agents.persona import IDENTITY_FIELDS
 from memories.events import MEMORY_CREATED, MEMORY_RATED
 from world.addresses import Address
 from world.models import Agent, Event, Simulation
 from world.rows import RowReader
 
-IDENTITY_FIELDS = (
-    "first_name",
-    "last_name",
-    "age",
-    "innate",
-    "learned",
-    "currently",
-    "lifestyle",
-    "living_area",
-    "daily_plan_requirement",
-    "vision_radius",
-    "attention_bandwidth",
-    "retention",
-    "recency_decay",
-    "reflection_threshold",
-    "spatial_memory",
-    "seed_statements",
-    "user_controlled",
-)
 STATE_FIELDS = [
     "tile_x",
     "tile_y",

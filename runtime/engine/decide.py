@@ -13,11 +13,11 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from agents.cognition import Cognition, StepContext
+from kernel.pools import pool
 from llm.backends import backend_is_remote
 from llm.port import calls_for_step, fallbacks_collected
 from memories.services import memories_embed, memories_embed_ahead
 from runtime.engine.failures import TRANSIENT
-from smallville_project.pools import pool
 from world.eventlog import EventDraft
 from world.models import Agent, Simulation, SimulationStatus
 from world.rows import RowReader
@@ -97,7 +97,7 @@ def decide_all(cognition: Cognition, context: StepContext, names: list[str]) -> 
     threads = agent_threads()
     if threads == 1 or len(names) == 1:
         return [decide_one(cognition, context, name) for name in names]
-    steps = pool("agent-step", threads)
+    steps = pool("agent-step")
     return list(steps.map(lambda name: decide_one(cognition, context, name), names))
 
 

@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from api.stream_views import MAX_NAMES
+from api.streams.views import MAX_NAMES
 from runtime.engine import simulation_run_inline
 from tests.api import create, error_of
 from tests.production_server import ProductionServer, production_server, served_database_url

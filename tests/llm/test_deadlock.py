@@ -12,9 +12,9 @@ import psycopg
 import pytest
 from django.contrib.auth.models import User
 
+from kernel.pools import in_own_connection
 from llm.models import ModelCall, ModelUsage
 from llm.services import model_call_claim, model_call_complete
-from smallville_project.pools import in_own_connection
 from tests.factories import unseeded_simulation
 from tests.runtime import workers
 from world.models import Simulation

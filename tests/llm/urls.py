@@ -4,4 +4,7 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-urlpatterns = [path("api/", include("api.llm_urls"))]
+urlpatterns = [
+    path("api/", include("api.ledger.urls")),
+    path("api/", include("api.profiles.urls")),
+]

@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 
 from agents.cognition import StepContext, cognition_for
+from kernel.pools import pool_for_run
 from llm.backends import backend_is_remote
 from memories.services import memories_embed
 from runtime.dispatch import broker
@@ -24,7 +25,6 @@ from runtime.engine.decide import Decision, decide_one, simulation_fail
 from runtime.engine.failures import TRANSIENT
 from runtime.reflections import reflection_quiet
 from runtime.scenarios import scenarios_apply, scenarios_next_step
-from smallville_project.pools import pool_for_run
 from world.models import Agent, Simulation, SimulationStatus
 from world.selectors import town_cached
 
@@ -85,7 +85,7 @@ class AheadRun:
     # The loop ------------------------------------------------------------------------
 
     def run(self) -> None:
-        with pool_for_run("ahead", settings.SMALLVILLE_CALLS_IN_FLIGHT) as self.pool:
+        with pool_for_run("ahead") as self.pool:
             try:
                 self._loop()
             finally:

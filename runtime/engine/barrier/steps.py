@@ -34,16 +34,19 @@ def _context_for(simulation: Simulation, step: int) -> StepContext:
     """The state committed at `step`, loaded once per process for all its shards: keyed by
     the newest event's seq too, so anything appended since (a user's event) reloads it."""
     key = (simulation.pk, step, simulation.last_seq)
-    if key not in _context_cache:
-        _context_cache.clear()
+    found = _context_cache.get(key)
+    if found is None:
         agents = agents_read(simulation=simulation)
-        _context_cache[key] = StepContext(
+        found = StepContext(
             simulation=simulation,
             town=simulation.town,
             step=step,
             agents={a.name: a for a in agents},
         )
-    return _context_cache[key]
+        # Returned from the local: another thread (a threads-pool worker) may clear it.
+        _context_cache.clear()
+        _context_cache[key] = found
+    return found
 
 
 def _running_at(simulation_id: int, step: int) -> Simulation | None:

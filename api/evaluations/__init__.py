@@ -1,0 +1,1 @@
+"""Evaluations over HTTP: start one on a simulation, list them, read one."""

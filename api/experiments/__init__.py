@@ -1,0 +1,1 @@
+"""Experiments over HTTP: define, start, pause, resume, cancel; progress and results."""

@@ -1,0 +1,1 @@
+"""Talking to a resident over HTTP: interviews and the inner voice (whisper)."""

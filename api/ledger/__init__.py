@@ -1,0 +1,1 @@
+"""The model-call ledger over HTTP: a simulation's calls, their totals, the estimate."""

@@ -1,0 +1,1 @@
+"""Memory streams over HTTP: a resident's memories, their evidence, retrieval."""

@@ -1,0 +1,1 @@
+"""Model profiles over HTTP, and a simulation's routes to them."""

@@ -1,0 +1,1 @@
+"""Reflection over HTTP: why a resident believes something."""

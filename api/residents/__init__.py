@@ -1,0 +1,1 @@
+"""Residents over HTTP: list, detail, and a newcomer stepping in."""

@@ -1,0 +1,1 @@
+"""Scenarios over HTTP: a simulation's timed interventions."""

@@ -1,0 +1,1 @@
+"""Simulations over HTTP: create, fork, run control and progress, and the event log."""

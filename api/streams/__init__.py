@@ -1,0 +1,1 @@
+"""A simulation's live event stream over HTTP (Server-Sent Events)."""

@@ -1,0 +1,1 @@
+"""The requester's API tokens over HTTP."""

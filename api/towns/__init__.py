@@ -1,0 +1,1 @@
+"""Towns over HTTP: a town, its place tree, and walks between places."""

@@ -1,0 +1,1 @@
+"""The requester's webhooks over HTTP: subscriptions and their deliveries."""
