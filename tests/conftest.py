@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,9 +15,35 @@ from rest_framework.test import APIClient
 from agents.bases.services import bases_shipped_ensure
 from runtime.dispatch import Work
 from smallville_project.pools import pools_connections_close
+from tests import parallel
 from tests.model_server import ModelServer
 from world.models import Town
 from world.towns import town_get_or_import
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
+    """In the controlling process of a parallel run: each worker's own Redis databases,
+    in the environment it starts with (tests/parallel.py)."""
+    from django.conf import settings
+
+    environments = parallel.workers_environments(
+        [spec.id for spec in specs],
+        str(settings.CELERY_BROKER_URL),
+        str(settings.CACHES["default"]["LOCATION"]),
+    )
+    for spec in specs:
+        spec.env.update(environments[spec.id])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if parallel.is_worker():
+        parallel.worker_settings_check(os.environ)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests sharing a module's, package's or directory's fixture run in one worker."""
+    parallel.mark_groups(items)
 
 
 @pytest.fixture(scope="session")
