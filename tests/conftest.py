@@ -41,9 +41,13 @@ def pytest_configure(config: pytest.Config) -> None:
         parallel.worker_settings_check(os.environ)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests sharing a module's, package's or directory's fixture run in one worker."""
-    parallel.mark_groups(items)
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadgroup`: tests sharing a module's, package's or directory's fixture run
+    in one worker (tests/parallel.py)."""
+    if config.getvalue("dist") == "loadgroup":
+        return parallel.GroupScheduling(config, log)
+    return None
 
 
 @pytest.fixture(scope="session")

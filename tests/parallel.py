@@ -19,17 +19,22 @@ settings; each worker checks that its settings read it (`worker_settings_check`)
 
 Tests that share a fixture wider than one test (a module's, a package's or a
 directory's session fixture: a production server, Chromium, the local model) run in
-the same worker, one group each (`xdist_group`, `--dist loadgroup`), so the fixture is
-started once, as in a serial run; every other test goes to whichever worker is free.
+the same worker, one unit of work each (`group_of`, `GroupScheduling`, chosen by
+`--dist loadgroup`), so the fixture is started once, as in a serial run; every other
+test goes to whichever worker is free. (xdist's own `xdist_group` marks are not used:
+they rename the test's node id, which pytest 9 no longer lets a plugin do.)
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit, urlunsplit
 
-import pytest
+from xdist.scheduler import LoadScopeScheduling
 
 # Redis has 16 databases unless configured otherwise: 2 per worker.
 REDIS_DATABASES = 16
@@ -123,37 +128,44 @@ def worker_settings_check(environ: Mapping[str, str]) -> None:
             raise ParallelSetupError(f"{name}: the worker was given {given}, its settings {value}")
 
 
-def group_of(item: pytest.Item) -> str | None:
-    """The xdist group of a test that uses a fixture wider than a test and narrower than
-    the whole run: the widest such fixture's module, package or directory (a session
-    fixture of a directory's conftest, such as the local model's, is that directory's).
-    None for a test that needs nothing shared: it may run in any worker."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return None
-    widest: tuple[int, str] | None = None
-    rank = {"module": 1, "package": 2, "session": 3}
-    for defs in info.name2fixturedefs.values():
-        for fixturedef in defs:
-            scope = fixturedef.scope
-            if scope not in rank:
-                continue
-            baseid = fixturedef.baseid
-            if not baseid.startswith("tests"):
-                continue  # a plugin's (pytest-django's, ...): each worker has its own
-            if scope == "session" and baseid == "tests":
-                continue  # the whole run's (tests/conftest.py): each worker has its own
-            where = item.nodeid.split("::", 1)[0] if scope == "module" else baseid
-            if widest is None or rank[scope] > widest[0]:
-                widest = (rank[scope], where)
-    return None if widest is None else widest[1]
+_WIDE = re.compile(r"""scope\s*=\s*["'](module|package|session)["']""")
 
 
-def mark_groups(items: list[pytest.Item]) -> None:
-    for item in items:
-        group = group_of(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+@functools.cache
+def _wide_scopes(path: Path) -> frozenset[str]:
+    """The scopes wider than a test of the fixtures `path` defines (none if no such file)."""
+    try:
+        return frozenset(_WIDE.findall(path.read_text()))
+    except OSError:
+        return frozenset()
+
+
+def group_of(nodeid: str, root: Path) -> str:
+    """The unit of work of a test, kept in one worker: the directory whose conftest.py
+    has a package or session fixture (tests/browser's server and Chromium, tests/clients',
+    the local model of tests/local_model); else the module, when it or a conftest.py above
+    it has a module fixture (a production server per module); else the test alone. The
+    session fixtures of tests/conftest.py are every worker's own."""
+    module = nodeid.split("::", 1)[0]
+    parts = PurePosixPath(module).parts
+    for depth in range(2, len(parts)):
+        directory = PurePosixPath(*parts[:depth])
+        if _wide_scopes(root / directory / "conftest.py") & {"package", "session"}:
+            return str(directory)
+    conftests = [
+        root / PurePosixPath(*parts[:depth]) / "conftest.py" for depth in range(1, len(parts))
+    ]
+    if any("module" in _wide_scopes(path) for path in [root / module, *conftests]):
+        return module
+    return nodeid
+
+
+class GroupScheduling(LoadScopeScheduling):
+    """xdist's scope scheduling with `group_of`'s units: the largest units are handed out
+    first, then the single tests in collection order, each to the first worker free."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return group_of(nodeid, self.config.rootpath)
 
 
 def is_worker() -> bool:
