@@ -41,6 +41,14 @@ REDIS_DATABASES = 16
 STEP = 2
 
 
+# numpy's OpenBLAS starts a thread per core in every process and spins them while it
+# waits: with several workers on 2 cores they take the cores from each other (a retrieval
+# test of 10 s took 130 s beside two other workers). One thread each in a parallel run.
+ONE_BLAS_THREAD = {
+    name: os.environ.get(name, "1") for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+}
+
+
 class ParallelSetupError(RuntimeError):
     """The URLs given cannot be split between the workers; the message says why."""
 
@@ -79,7 +87,7 @@ def worker_environment(index: int, broker_url: str, cache_url: str) -> dict[str,
             f"the broker ({broker_url}) and the cache ({cache_url}) must be different "
             "Redis databases, of the same parity when on one server"
         )
-    return {"CELERY_BROKER_URL": broker, "SMALLVILLE_CACHE_URL": cache}
+    return {"CELERY_BROKER_URL": broker, "SMALLVILLE_CACHE_URL": cache, **ONE_BLAS_THREAD}
 
 
 def _same_database(a: str, b: str) -> bool:
