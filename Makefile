@@ -79,9 +79,13 @@ lint: install
 schema: migrate
 	$(PY) manage.py spectacular --fail-on-warn --validate --file /dev/null
 
-# The 25 slowest tests are printed at the end, so a slow CI run says where its time went.
+# The suite in PYTEST_WORKERS parallel processes (pytest-xdist), each with its own test
+# database and Redis databases (docs/testing.md, "In parallel"); tests sharing a module's,
+# package's or directory's fixture run in one worker (--dist loadgroup). The 25 slowest
+# tests are printed at the end, so a slow CI run says where its time went.
+PYTEST_WORKERS ?= 3
 pytest: install install-local chromium
-	$(VENV)/bin/pytest -q --durations=25
+	$(VENV)/bin/pytest -q --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup
 
 test: lint schema pytest
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,9 +15,39 @@ from rest_framework.test import APIClient
 from agents.bases.services import bases_shipped_ensure
 from kernel.pools import pools_connections_close
 from runtime.dispatch import Work
+from tests import parallel
 from tests.model_server import ModelServer
 from world.models import Town
 from world.towns import town_get_or_import
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
+    """In the controlling process of a parallel run: each worker's own Redis databases,
+    in the environment it starts with (tests/parallel.py)."""
+    from django.conf import settings
+
+    environments = parallel.workers_environments(
+        [spec.id for spec in specs],
+        str(settings.CELERY_BROKER_URL),
+        str(settings.CACHES["default"]["LOCATION"]),
+    )
+    for spec in specs:
+        spec.env.update(environments[spec.id])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if parallel.is_worker():
+        parallel.worker_settings_check(os.environ)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadgroup`: tests sharing a module's, package's or directory's fixture run
+    in one worker (tests/parallel.py)."""
+    if config.getvalue("dist") == "loadgroup":
+        return parallel.GroupScheduling(config, log)
+    return None
 
 
 @pytest.fixture(scope="session")
