@@ -302,10 +302,14 @@ def workplace_of(clauses: Sequence[Clause], living_area: str, places_text: str) 
     home = Address.parse(living_area).sector
     places = {sector: arenas for sector, arenas in _places(places_text).items() if sector != home}
     working = [c for c in clauses if c.role in WORK_ROLES]
-    for clause in working:
-        found = _place_named(clause.text, places)
-        if found is not None:
-            return found
+    # A clause that states the hours of work names its place before one that does not;
+    # another clause may name the room of it.
+    named = [_place_named(c.text, places) for c in sorted(working, key=lambda c: not c.times)]
+    found = [place for place in named if place is not None]
+    if found:
+        sector = found[0][0]
+        arena = next((arena for s, arena in found if s == sector and arena), "")
+        return sector, arena
     away = {
         sector
         for clause in clauses
