@@ -10,9 +10,8 @@ from typing import Any
 
 from .backends import LLMConfig, ModelRequest, backend_get, message_list, ms_since
 from .errors import ProfileUnusable
-from .importance import TASK
+from .importance import IMPORTANCE
 from .models import ModelProfile
-from .tasks import task_get
 
 # Response formats in which the server itself held the reply to the schema.
 STRUCTURED = ("json_schema", "json_object_schema", "json_schema_grammar", "guided_json")
@@ -50,10 +49,9 @@ def profile_check(*, profile: ModelProfile) -> ProfileCheck:
         config, max_retries=0, max_reasks=0, timeout=min(config.timeout, CHECK_TIMEOUT)
     )
     backend = backend_get(config)
-    importance = task_get(TASK)
-    fitted = backend.fit(importance, _INPUTS)
+    fitted = backend.fit(IMPORTANCE, _INPUTS)
     request = ModelRequest(
-        task=importance,
+        task=IMPORTANCE,
         inputs=fitted.inputs,
         messages=message_list(fitted.prompt),
         seed=0,

@@ -1,5 +1,4 @@
-"""Offline conversations and interviews: news passed on in the first person (what is news is
-judged by meaning, with the embeddings cached in the database)."""
+"""Offline conversations and interviews: news passed on in the first person. No database."""
 
 from __future__ import annotations
 
@@ -15,8 +14,6 @@ from agents.offline.talk import (
     first_person,
     react,
 )
-
-pytestmark = pytest.mark.django_db
 
 ISABELLA, KLAUS = "Isabella Rodriguez", "Klaus Mueller"
 PARTY = "Isabella Rodriguez is planning a Valentine's Day party at Hobbs Cafe on February 14th"
