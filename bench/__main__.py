@@ -24,6 +24,7 @@ BENCHES = (
     "engine",
     "cognition",
     "latency",
+    "digest",
     "billing",
     "estimate",
     "load",

@@ -214,15 +214,15 @@ def seen_changes(simulation: Simulation) -> dict[int, set[str]]:
     return found
 
 
-def log_digest(simulation: Simulation) -> str:
+def log_digest(simulation: Simulation, *, through_step: int | None = None) -> str:
     """A hash of the log (each event's step, kind, resident and payload, in order): two
-    runs wrote the same log when their digests are equal."""
+    runs wrote the same log when their digests are equal. `through_step`: of the events
+    up to that step only (a longer run's log begins with a shorter one's)."""
     digest = hashlib.sha256()
-    rows = (
-        Event.objects.filter(simulation=simulation)
-        .order_by("seq")
-        .values_list("step", "kind", "agent", "payload")
-    )
+    events = Event.objects.filter(simulation=simulation)
+    if through_step is not None:
+        events = events.filter(step__lte=through_step)
+    rows = events.order_by("seq").values_list("step", "kind", "agent", "payload")
     for row in rows.iterator(chunk_size=20_000):
         digest.update(json.dumps(row, sort_keys=True, default=str).encode())
     return digest.hexdigest()[:16]
