@@ -159,6 +159,17 @@ def private_cache() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def quick_password_hashing() -> Iterator[None]:
+    """Passwords made and checked in this process hash once (tests/passwords.py)."""
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    hashers = ["tests.passwords.OneIterationPBKDF2PasswordHasher", *settings.PASSWORD_HASHERS]
+    with override_settings(PASSWORD_HASHERS=hashers):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def breakers_closed() -> Iterator[None]:
     """What a test saw of the cache or database being down (kernel.breaker)
