@@ -9,14 +9,12 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
-from pytest_django.plugin import blocking_manager_key
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from agents.bases.services import bases_shipped_ensure
 from kernel.pools import pools_connections_close
 from runtime.dispatch import Work
-from tests import parallel
+from tests import database, parallel
 from tests.model_server import ModelServer
 from world.models import Town
 from world.towns import town_get_or_import
@@ -51,37 +49,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return None
 
 
-def shipped_rows_ensure() -> None:
-    """The Ville and the shipped bases (and their towns) as rows, as every test but a
-    transactional one finds them."""
-    town_get_or_import()
-    bases_shipped_ensure()
-
-
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
     with django_db_blocker.unblock():
-        shipped_rows_ensure()
+        database.shipped_rows_ensure()
     yield
     pools_connections_close()  # before the test database is dropped
 
 
-_FLUSHED = pytest.StashKey[bool]()
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """A transactional test's flush at its end deletes the shipped rows too: the next test
-    in a transaction gets them again first (committed, before its transaction opens), so
-    no test depends on running before the transactional ones (a serial run puts those
-    last; the workers of a parallel run take tests in any order)."""
-    use = parallel.database_use(item)
-    if use == "transactional":
-        item.config.stash[_FLUSHED] = True
-    elif use == "transaction" and item.config.stash.get(_FLUSHED, False):
-        with item.config.stash[blocking_manager_key].unblock():
-            shipped_rows_ensure()
-        item.config.stash[_FLUSHED] = False
+    database.shipped_rows_restore(item)
 
 
 @pytest.fixture

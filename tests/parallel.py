@@ -34,7 +34,6 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit, urlunsplit
 
-import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 # Redis has 16 databases unless configured otherwise: 2 per worker.
@@ -175,27 +174,6 @@ class GroupScheduling(LoadScopeScheduling):
 
     def _split_scope(self, nodeid: str) -> str:
         return group_of(nodeid, self.config.rootpath)
-
-
-def database_use(item: pytest.Item) -> str:
-    """How a test uses the test database, as pytest-django orders tests: "transactional"
-    (its commits flushed at its end), "transaction" (rolled back at its end) or ""."""
-    from django.test import TestCase, TransactionTestCase
-
-    cls = getattr(item, "cls", None)
-    if cls is not None and issubclass(cls, TransactionTestCase):
-        return "transaction" if issubclass(cls, TestCase) else "transactional"
-    fixtures = set(getattr(item, "fixturenames", ()))
-    marker = item.get_closest_marker("django_db")
-    if marker is not None and (
-        marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")
-    ):
-        return "transactional"
-    if fixtures & {"transactional_db", "live_server", "django_db_reset_sequences"}:
-        return "transactional"
-    if marker is not None or "db" in fixtures:
-        return "transaction"
-    return ""
 
 
 def is_worker() -> bool:
