@@ -52,6 +52,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
     with django_db_blocker.unblock():
+        database.commits_unsynced()
         database.shipped_rows_ensure()
     yield
     pools_connections_close()  # before the test database is dropped
