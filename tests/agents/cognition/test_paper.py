@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,6 +17,7 @@ from llm.models import ModelCall
 from llm.tasks import task_get
 from memories.models import Memory, MemoryKind
 from runtime import engine
+from tests.database import module_rows
 from tests.factories import N3, unseeded_simulation
 from world.eventlog import simulation_rebuild, simulation_snapshot
 from world.models import Agent, Event, Location, Simulation
@@ -28,10 +30,16 @@ START = datetime(2023, 2, 13, 5, 30, tzinfo=UTC)
 STEPS = 1350
 
 
-@pytest.fixture
-def morning(user: User) -> Simulation:
+@pytest.fixture(scope="module")
+def morning(request: pytest.FixtureRequest) -> Iterator[Simulation]:
+    """The morning, run once for the tests that read it (each in a transaction of its
+    own, rolled back: a rebuild of the log leaves the next test the same rows)."""
+    yield from module_rows(request, _morning)
+
+
+def _morning() -> Simulation:
     simulation = simulation_create_from_base(
-        owner=user,
+        owner=User.objects.create_user(username="morning", password="morning-password-1"),
         base=N3,
         # The offline reaction is a draw per its inputs (talk at 0.5 with one it knows): at
         # this seed each of the three talks by noon (at seeds 1 and 2 Isabella does not).
@@ -50,7 +58,7 @@ def _actions(simulation: Simulation, agent: str) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_a_morning_of_the_three_residents(morning: Simulation) -> None:
     simulation = morning
     assert simulation.status == "idle", simulation.status_reason
@@ -94,7 +102,7 @@ def test_a_morning_of_the_three_residents(morning: Simulation) -> None:
     assert simulation_snapshot(simulation=simulation) == live
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_no_resident_is_sent_to_an_unknown_place_or_tile(morning: Simulation) -> None:
     simulation = morning
     addresses = set(Location.objects.filter(town=simulation.town).values_list("address", flat=True))

@@ -11,7 +11,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.api import create, error_of
-from world.models import Event, Town
+from world.models import Event, Location, Town
 
 ISABELLA = "Isabella Rodriguez"
 # A valid body for each operation that takes one, by the end of its path: the 404 for
@@ -173,6 +173,7 @@ def test_the_owner_gets_through(api: APIClient, ville: Town, settings: Any) -> N
     profile = {"name": "made-up", "backend": "offline", "model": "rules"}
     own = {
         "/api/bases/": api.get("/api/bases/").json()["results"][0]["id"],  # a shipped one
+        "/api/towns/{town_pk}/locations/": Location.objects.filter(town=ville).earliest("pk").pk,
         "/api/profiles/": api.post("/api/profiles/", profile, format="json").json()["id"],
         "/api/tokens/": api.post("/api/tokens/", {"name": "made-up"}, format="json").json()["id"],
         "/api/webhooks/": api.post("/api/webhooks/", hook, format="json").json()["id"],

@@ -28,7 +28,7 @@ from memories.models import Memory
 from smallville_project.celery import app as _celery_app
 from tests.api import N3, create, error_of, fields_of
 from tests.model_server import ModelServer, ok
-from world.models import Event, Simulation
+from world.models import Event, Simulation, Town
 
 ISABELLA = "Isabella Rodriguez"
 
@@ -372,13 +372,21 @@ def _boolean_filters(api: APIClient) -> list[tuple[str, str]]:
     ]
 
 
+def _filled(path: str, *, simulation: int, town: int) -> str:
+    """`path` with the Ville (looked up, not assumed to be row 1) as its town."""
+    own = town if path.startswith("/api/towns/") else 1
+    return path.format(simulation_pk=simulation, resident=ISABELLA, town_pk=town, id=own)
+
+
 @pytest.mark.django_db
-def test_every_boolean_and_number_filter_rejects_malformed_values(api: APIClient) -> None:
+def test_every_boolean_and_number_filter_rejects_malformed_values(
+    api: APIClient, ville: Town
+) -> None:
     simulation = create(api)
     booleans = _boolean_filters(api)
     assert ("/api/simulations/{simulation_pk}/model-calls/", "has_error") in booleans
     for path, name in booleans:
-        url = path.format(simulation_pk=simulation["id"], resident=ISABELLA, town_pk=1, id=1)
+        url = _filled(path, simulation=simulation["id"], town=ville.pk)
         for value in ("maybe", "1", "yes"):
             response = api.get(url, {name: value})
             assert response.status_code == 400, (url, name, value, response.content)
@@ -392,7 +400,7 @@ def test_every_boolean_and_number_filter_rejects_malformed_values(api: APIClient
     ]
     assert numbers
     for path, name in numbers:
-        url = path.format(simulation_pk=simulation["id"], resident=ISABELLA, town_pk=1, id=1)
+        url = _filled(path, simulation=simulation["id"], town=ville.pk)
         for value in ("x", "1.5"):
             response = api.get(url, {name: value})
             assert response.status_code in (400, 404), (url, name, value, response.content)

@@ -1,0 +1,95 @@
+"""The test database between tests: the shipped rows every test finds, and rows a
+module's fixture commits for its tests.
+
+A transactional test's flush at its end deletes every row, the shipped towns and bases
+too. The next test run in a transaction gets them again first (`shipped_rows_restore`,
+committed, before its transaction opens), so no test depends on running before the
+transactional ones: a serial run puts those last, the workers of a parallel run take
+tests in any order. A transactional test itself finds whatever the test before it left,
+as in a serial run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from pytest_django.plugin import blocking_manager_key
+
+from agents.bases.services import bases_shipped_ensure
+from world.towns import town_get_or_import
+
+_FLUSHED = pytest.StashKey[bool]()
+T = TypeVar("T")
+
+
+def shipped_rows_ensure() -> None:
+    """The Ville and the shipped bases (and their towns) as rows."""
+    town_get_or_import()
+    bases_shipped_ensure()
+
+
+def commits_unsynced() -> None:
+    """The test database's commits do not wait for the disk (`synchronous_commit` off for
+    every connection to it, this process's and those of the workers and servers a test
+    starts): 3 ms a commit on this machine, 0.1 ms without, for engines that commit
+    several times a step. What a commit makes visible to other connections, and when, is
+    unchanged; only a crash of the server could lose the last ones (the chaos tests crash
+    a Postgres of their own)."""
+    name = connection.settings_dict["NAME"]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"ALTER DATABASE {connection.ops.quote_name(name)} SET synchronous_commit = off"
+        )
+        cursor.execute("SET synchronous_commit = off")
+
+
+def database_use(item: pytest.Item) -> str:
+    """How a test uses the test database, as pytest-django orders tests: "transactional"
+    (its commits flushed at its end), "transaction" (rolled back at its end) or ""."""
+    from django.test import TestCase, TransactionTestCase
+
+    cls = getattr(item, "cls", None)
+    if cls is not None and issubclass(cls, TransactionTestCase):
+        return "transaction" if issubclass(cls, TestCase) else "transactional"
+    fixtures = set(getattr(item, "fixturenames", ()))
+    marker = item.get_closest_marker("django_db")
+    if marker is not None and (
+        marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")
+    ):
+        return "transactional"
+    if fixtures & {"transactional_db", "live_server", "django_db_reset_sequences"}:
+        return "transactional"
+    if marker is not None or "db" in fixtures:
+        return "transaction"
+    return ""
+
+
+def shipped_rows_restore(item: pytest.Item) -> None:
+    """Before each test (pytest_runtest_setup): the shipped rows again if a flush took them
+    and this test runs in a transaction."""
+    use = database_use(item)
+    if use == "transactional":
+        item.config.stash[_FLUSHED] = True
+    elif use == "transaction" and item.config.stash.get(_FLUSHED, False):
+        with item.config.stash[blocking_manager_key].unblock():
+            shipped_rows_ensure()
+        item.config.stash[_FLUSHED] = False
+
+
+def module_rows(request: pytest.FixtureRequest, make: Callable[[], T]) -> Iterator[T]:
+    """For a module's fixture (`yield from module_rows(request, make)`): what `make`
+    returns, its rows committed for the module's tests, which see them as rows made
+    before their transaction, and flushed after them, as a transactional test's are."""
+    blocker = request.config.stash[blocking_manager_key]
+    request.getfixturevalue("django_db_setup")
+    with blocker.unblock():
+        made = make()
+    try:
+        yield made
+    finally:
+        with blocker.unblock():
+            call_command("flush", interactive=False, verbosity=0)
+        request.config.stash[_FLUSHED] = True
