@@ -81,11 +81,9 @@ schema: migrate
 
 # The suite in PYTEST_WORKERS parallel processes (pytest-xdist), each with its own test
 # database and Redis databases (docs/testing.md, "In parallel"); tests sharing a module's,
-# package's or directory's fixture run in one worker (--dist loadgroup). One process (0)
-# by default: in three, a few tests that expect the shipped towns and bases, or count
-# rows, still fail (docs/testing.md). The 25 slowest tests are printed at the end, so a
-# slow CI run says where its time went.
-PYTEST_WORKERS ?= 0
+# package's or directory's fixture run in one worker (--dist loadgroup). The 25 slowest
+# tests are printed at the end, so a slow CI run says where its time went.
+PYTEST_WORKERS ?= 3
 pytest: install install-local chromium
 	$(VENV)/bin/pytest -q --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup
 

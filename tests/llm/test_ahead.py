@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from agents.cognition.prompts import IMPORTANCE
 from llm.ahead import ahead_send, ahead_settle
 from llm.errors import LLMError
-from llm.importance import IMPORTANCE
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from tests.runtime.engine.ahead.test_ratings import run, town
