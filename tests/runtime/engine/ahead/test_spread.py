@@ -5,6 +5,7 @@ barrier's; a worker killed mid-run loses nothing."""
 from __future__ import annotations
 
 import os
+import signal
 from typing import Any
 
 import pytest
@@ -133,9 +134,9 @@ def test_a_worker_killed_mid_run_hands_its_groups_on_and_the_log_is_the_barriers
         second = second_worker(first)
         second.start()
         try:
-            wait_for(lambda: deciding(simulation, second.pid), 120, "the second worker")
+            wait_for(lambda: frozen_deciding(simulation, second), 120, "the second worker")
             holders = {h for h, group in calls_of(simulation) if group == second.pid}
-            second.kill()
+            second.kill()  # frozen, so the calls it had in flight are still in flight
         finally:
             second.stop()
         simulation.refresh_from_db()
@@ -153,10 +154,16 @@ def test_a_worker_killed_mid_run_hands_its_groups_on_and_the_log_is_the_barriers
     assert [row[1:] for row in log_of(simulation)] == expected
 
 
-def deciding(simulation: Simulation, pid: int) -> bool:
-    """Whether the worker has decided groups and has a call in flight now."""
-    calls = deciders(simulation, in_flight=True)
-    return deciders(simulation).get(pid, 0) >= 20 and calls.get(pid, 0) > 0
+def frozen_deciding(simulation: Simulation, worker: WorkerProcess) -> bool:
+    """Whether the worker has decided groups and, stopped (SIGSTOP) so that none can finish
+    while we look, has a call in flight; if not it is let go on (SIGCONT)."""
+    if deciders(simulation).get(worker.pid, 0) < 5:
+        return False
+    os.killpg(worker.pid, signal.SIGSTOP)
+    if deciders(simulation, in_flight=True).get(worker.pid, 0) > 0:
+        return True
+    os.killpg(worker.pid, signal.SIGCONT)
+    return False
 
 
 @pytest.mark.django_db
