@@ -214,12 +214,18 @@ def _clock_said(moment: datetime) -> str:
     return f"{hour}{minute}{'am' if moment.hour < 12 else 'pm'}"
 
 
+def _now(inputs: Inputs) -> datetime | None:
+    try:
+        return datetime.strptime(str(inputs.get("time", "")), "%B %d, %Y, %H:%M")
+    except ValueError:
+        return None
+
+
 def _plan_answer(inputs: Inputs, question: str, name: str) -> str:
     """Its own plan at the moment asked; now and next when the question names no time."""
     plan = _plan(inputs.get("plan", ""))
-    try:
-        now = datetime.strptime(str(inputs.get("time", "")), "%B %d, %Y, %H:%M")
-    except ValueError:
+    now = _now(inputs)
+    if now is None:
         return ""
     moment = moment_asked(question, now)
     if moment is not None:
@@ -258,12 +264,18 @@ def interview_answer(inputs: Inputs) -> str:
     asked = asked_about(question, name)
     if kind in ("self", "plan") and asked.named:
         kind = "fact"  # of someone or somewhere it names, not of the resident itself
-    if kind == "plan":
+    if kind == "plan" and not _ABOUT_ITSELF.search(question):
+        kind = "fact"  # what it heard of a time ("did you hear that ... at 2pm?"), not its own
+    facts = _stated(_answering(memories, question, kind, name), name, question) if question else []
+    yes_no = _YES_NO.match(question) is not None
+    # Its plan answers a question of its doings, unless the question names no time and
+    # memories answer it ("are you going to a party?": the invitation it remembers).
+    now = _now(inputs)
+    timed = now is not None and moment_asked(question, now) is not None
+    if kind == "plan" and (timed or not facts):
         planned = _plan_answer(inputs, question, name)
         if planned:
             return planned
-    facts = _stated(_answering(memories, question, kind, name), name, question) if question else []
-    yes_no = _YES_NO.match(question) is not None
     if facts:
         return f"Yes. {_sentences(facts)}" if yes_no else _sentences(facts)
     if kind in ("self", "plan") and (not asked.size or _ABOUT_ITSELF.search(question)):

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from agents.offline.meaning import Judgment, example_set, judge
-from memories.embeddings import embedder_get
+from memories.embeddings import embedder_in_process
 
 IMPORTANCE_K = 5  # nearest graded examples a rating averages
 NEWS_K = 5
@@ -33,7 +33,7 @@ _memo_lock = threading.Lock()
 
 def judgments(texts: Sequence[str], name: str, k: int) -> list[Judgment]:
     """Each text's judgment against example set `name`, one batch for those not judged yet."""
-    model = embedder_get().name
+    model = embedder_in_process().name
     keys = [(model, name, text) for text in texts]
     with _memo_lock:
         known = {key: _memo[key] for key in keys if key in _memo}

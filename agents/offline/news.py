@@ -319,9 +319,17 @@ def _goes(inputs: Inputs, fact: str, rng: random.Random) -> bool:
     relationship = str(inputs["relationship"]).lower()
     if host and host.lower() in relationship and "does not know" not in relationship:
         chance += 0.25
-    if judgments([str(inputs["summary"])], "sociable", 5)[0].label == "sociable":
+    if _sociable(str(inputs["summary"])):
         chance += 0.15
     return rng.random() < chance
+
+
+def _sociable(summary: str) -> bool:
+    """Whether a summary describes a sociable person: by its sentence that is surest either
+    way (a summary's sentences of study or work say nothing of it)."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", summary) if s.strip()] or [summary]
+    found = judgments(sentences, "sociable", 5)
+    return max(found, key=lambda j: j.score).label == "sociable"
 
 
 def intention(inputs: Inputs) -> Happening | None:

@@ -89,10 +89,16 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
         sector for kind in ("pub", "park", "cafe") for sector in _sectors_with(places, kind)
     ]
     evening = f"relaxing at {rng.choice(evenings)}" if evenings else "relaxing at home"
+    if r.leisure_place:  # where its identity says it spends free time
+        evening = f"relaxing at {r.leisure_place}"
     cafes = _sectors_with(places, "cafe")
     lunch = f"having lunch at {cafes[0]}" if cafes else "having lunch at home"
-    if r.workplace:  # a working day's lunch is a short break where one works
-        lunch = f"having lunch at {r.workplace}"
+    lunch_minutes = 60
+    if r.meal_place:  # where its identity says it eats
+        lunch = f"having lunch at {r.meal_place}"
+        lunch_minutes = 30 if r.meal_place == r.workplace else 60
+    elif r.workplace:  # a working day's lunch is a short break where one works
+        lunch, lunch_minutes = f"having lunch at {r.workplace}", 30
     day = [_HOME] * DAY
     if r.night_work:  # dinner before the night's work; asleep after it
         _span(day, r.work_start - 120, r.work_start - 60, _DINNER)
@@ -105,7 +111,7 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
     _span(day, r.wake, r.wake + 60, _MORNING)
     _span(day, r.work_start, r.work_end, work)
     if not r.night_work and r.work_start < 12 * 60 < r.work_end - 60:
-        _span(day, 12 * 60, 12 * 60 + (30 if r.workplace else 60), lunch)
+        _span(day, 12 * 60, 12 * 60 + lunch_minutes, lunch)
     _span(day, r.bed, r.wake, "sleeping")
     if r.bed > r.wake:
         _span(day, r.bed, DAY, "going to bed and sleeping")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.offline.meaning import Judgment, example_set, judge, vectors
-from memories.embeddings import Vectors, embed_query, embedder_get
+from memories.embeddings import Vectors, embed_query_in_process, embedder_in_process
 
 QUESTIONS = "interview_questions"  # kinds of question: news, fact, plan, self
 STATEMENTS = "statements"  # kinds of statement: news, everyday
@@ -51,11 +51,11 @@ _calibrations: dict[str, _Calibration] = {}
 
 def query_vectors(texts: Sequence[str]) -> Vectors:
     """The retrieval query vectors of `texts` (cached by text, as retrieval's are)."""
-    return np.stack([embed_query(text=text) for text in texts])
+    return np.stack([embed_query_in_process(text=text) for text in texts])
 
 
 def _calibration() -> _Calibration:
-    key = embedder_get().name
+    key = embedder_in_process().name
     with _lock:
         found = _calibrations.get(key)
     if found is None:
@@ -72,7 +72,7 @@ def fits(question: str, texts: Sequence[str]) -> list[Fit]:
     if not texts:
         return []
     known = _calibration()
-    asked = embed_query(text=question)
+    asked = embed_query_in_process(text=question)
     found = vectors(texts)
     cosines = found @ asked
     general = known.statements @ asked  # the question against statements in general

@@ -48,6 +48,8 @@ class Routine:
     workplace: str  # a sector, or "" to work at home
     work_arena: str = ""  # the arena of the workplace its identity names, if one
     studies: bool = False  # its work is study
+    meal_place: str = ""  # a sector it eats at, named in a clause of meals
+    leisure_place: str = ""  # a sector it spends free time at, named in a clause of leisure
 
     @property
     def night_work(self) -> bool:
@@ -96,7 +98,10 @@ def _routine(
             start, end = max(start, wake + 60), max(end, dinner)
         end = max(min(end, latest), start + 60)
     sector, arena = workplace_of(clauses, living_area, places)
-    return Routine(wake, bed, dinner, start, end, sector, arena, studies)
+    known = _known_away(living_area, places)
+    meal = _place_of(clauses, ("meal",), known)
+    leisure = _place_of(clauses, ("leisure",), known)
+    return Routine(wake, bed, dinner, start, end, sector, arena, studies, meal, leisure)
 
 
 def clauses_of(texts: Sequence[str], *, name: str = "") -> list[Clause]:
@@ -297,10 +302,26 @@ def _named(name: str, text: str) -> bool:
     return bool(loose) and re.search(rf"(?<!\w){re.escape(loose)}(?!\w)", _loose(text)) is not None
 
 
+def _known_away(living_area: str, places_text: str) -> dict[str, list[str]]:
+    """The sectors the resident knows, with their arenas, but its home."""
+    home = Address.parse(living_area).sector
+    return {sector: arenas for sector, arenas in _places(places_text).items() if sector != home}
+
+
+def _place_of(clauses: Sequence[Clause], roles: Sequence[str], places: dict[str, list[str]]) -> str:
+    """The first known sector named in a clause of one of these roles, or ""."""
+    for clause in clauses:
+        if clause.role in roles:
+            found = _place_named(clause.text, places)
+            if found is not None:
+                return found[0]
+    return ""
+
+
 def workplace_of(clauses: Sequence[Clause], living_area: str, places_text: str) -> tuple[str, str]:
     """(sector, arena) of work: named in a clause of work, else nearest its meaning."""
     home = Address.parse(living_area).sector
-    places = {sector: arenas for sector, arenas in _places(places_text).items() if sector != home}
+    places = _known_away(living_area, places_text)
     working = [c for c in clauses if c.role in WORK_ROLES]
     # A clause that states the hours of work names its place before one that does not;
     # another clause may name the room of it.
