@@ -1,14 +1,16 @@
 """The moment a question asks about ("where will you be at 3pm tomorrow?") or a thought
 means ("I should ask Jora today ..."), for the offline interview and intention rules: a
-small interface, `moment_asked` and `moment_meant`, over a minimal reading of clock times,
-parts of the day and relative days. A fuller time parser of the stand-in can take its
-place behind the same interface.
+small interface, `moment_asked` and `moment_meant`, over a reading of clock times and
+parts of the day, and of the day named (a date or a named day, by the time parser,
+`clock.times_in`; else "tomorrow" or a weekday).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import datetime, time, timedelta
+
+from agents.offline.clock import times_in
 
 _CLOCK = re.compile(
     r"\b(?:(?P<half>half past|quarter past|quarter to)\s+)?(?P<hour>\d{1,2})"
@@ -62,6 +64,10 @@ _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "su
 
 
 def _day(question: str, now: datetime) -> datetime:
+    # A day the time parser reads ("on February 14", "next Tuesday", "tomorrow").
+    named = next((w.day for w in times_in(question, today=now.date()) if w.day), None)
+    if named is not None:
+        return datetime.combine(named, now.time(), tzinfo=now.tzinfo)
     lowered = question.lower()
     if "day after tomorrow" in lowered:
         return now + timedelta(days=2)

@@ -327,7 +327,10 @@ def _goes(inputs: Inputs, fact: str, rng: random.Random) -> bool:
 def _sociable(summary: str) -> bool:
     """Whether a summary describes a sociable person: by its sentence that is surest either
     way (a summary's sentences of study or work say nothing of it)."""
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", summary) if s.strip()] or [summary]
+    lines = [re.sub(r"^[A-Z][\w ]{0,30}:\s*", "", line) for line in summary.splitlines()]
+    sentences = [
+        s for line in lines for s in re.split(r"(?<=[.!?])\s+", line) if len(s.split()) > 2
+    ] or [summary]
     found = judgments(sentences, "sociable", 5)
     return max(found, key=lambda j: j.score).label == "sociable"
 
