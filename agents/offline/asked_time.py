@@ -80,6 +80,13 @@ def _day(question: str, now: datetime) -> datetime:
 
 
 def _clock(question: str) -> time | None:
+    # A time of day the parser reads with its am/pm ("on February 14 at 5pm": not 14:00).
+    stated = next(
+        (w.start for w in times_in(question) if w.start is not None and not w.bare and not w.part),
+        None,
+    )
+    if stated is not None:
+        return time(stated // 60, stated % 60)
     lowered = question.lower()
     found = _CLOCK.search(question) or _HOUR_WORD.search(question)
     if found is None:
