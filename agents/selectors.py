@@ -10,8 +10,9 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Coalesce
 
 from agents.events import PLAN_MADE, PLAN_REVISED
-from agents.models import Conversation, PlanItem
+from agents.models import Commitment, Conversation, PlanItem, PlanLevel
 from agents.projections.records import plan_revision_drops
+from world.addresses import Address
 from world.models import Agent, Event, Simulation
 
 
@@ -124,3 +125,42 @@ def conversation_list(
 def conversation_get(*, simulation: Simulation, number: int) -> Conversation:
     """Raises Conversation.DoesNotExist."""
     return Conversation.objects.get(simulation=simulation, number=number)
+
+
+PLAN_TOLD_DAYS = 7  # the commitments a resident tells of: within a week
+
+
+def plan_line(*, start: datetime, end: datetime, what: str, address: str) -> str:
+    """A plan item as a resident tells it: "YYYY-MM-DD HH:MM-HH:MM: what, at <arena> of
+    <sector>" (the offline interview and intention rules read it so)."""
+    place = Address.parse(address) if address else None
+    where = ""
+    if place is not None and place.sector:
+        where = f", at {place.arena} of {place.sector}" if place.arena else f", at {place.sector}"
+    return f"{start:%Y-%m-%d %H:%M}-{end:%H:%M}: {what}{where}"
+
+
+def plan_told(*, agent: Agent, now: datetime) -> list[str]:
+    """What a resident can tell of its plan when asked: its commitments from now on (a
+    week ahead), then the live hour blocks of the latest day it planned, as lines
+    "YYYY-MM-DD HH:MM-HH:MM: what, at <arena> of <sector>"."""
+    lines = [
+        plan_line(start=c.start, end=c.end, what=c.what, address=c.address)
+        for c in Commitment.objects.filter(
+            agent=agent, end__gt=now, start__lt=now + timedelta(days=PLAN_TOLD_DAYS)
+        ).order_by("start", "number")
+    ]
+    blocks = PlanItem.objects.filter(
+        agent=agent, level=PlanLevel.HOUR, superseded=False, start__lte=now + timedelta(days=1)
+    )
+    latest = blocks.order_by("-start").values_list("start", flat=True).first()
+    if latest is not None:
+        day_start, day_end = sim_day_bounds(latest.date())
+        for item in blocks.filter(start__gte=day_start, start__lt=day_end).order_by(
+            "start", "number"
+        ):
+            end = item.start + timedelta(minutes=item.duration_minutes)
+            lines.append(
+                plan_line(start=item.start, end=end, what=item.description, address=item.address)
+            )
+    return lines

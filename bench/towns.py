@@ -207,7 +207,7 @@ def _identity(
     name: str, home: str, workplace: str, places: TownPlaces, rng: random.Random
 ) -> dict[str, Any]:
     """The identity of a made-up resident. The requirement names the workplace's sector
-    before any other place: the offline routine works at the first known sector named."""
+    and arena in a clause of work: the offline routine works there."""
     first, last = name.split(" ", 1)
     work, house = Address.parse(workplace), Address.parse(home)
     start, wake = rng.choice((8, 9)), rng.choice((6, 7))

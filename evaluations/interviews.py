@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agents.cognition.prompts import INTERVIEW
+from agents.selectors import plan_told
 from llm.inputs import agent_identity
 from llm.port import llm_run
-from memories.models import Memory
+from memories.models import Memory, MemoryKind
 from runtime.controls.voice import INTERVIEW_CANDIDATES, INTERVIEW_MEMORIES, interview_recall
 from world.models import Agent, Simulation
 
-from .conditions import Condition, condition_memories
+from .conditions import HIDDEN, Condition, condition_memories
 
 INTERVIEWER = "an interviewer"
 
@@ -32,7 +33,13 @@ class Answer:
 
 
 def _ask(
-    *, simulation: Simulation, agent: Agent, question: str, memories: Sequence[Memory], at: datetime
+    *,
+    simulation: Simulation,
+    agent: Agent,
+    question: str,
+    memories: Sequence[Memory],
+    at: datetime,
+    plan: Sequence[str] = (),
 ) -> Answer:
     answer = llm_run(
         task=INTERVIEW,
@@ -42,6 +49,7 @@ def _ask(
             "time": at.strftime("%B %d, %Y, %H:%M"),
             "persona": INTERVIEWER,
             "memories": [f"{i}. {m.description}" for i, m in enumerate(memories, 1)] or ["none"],
+            "plan": list(plan) or ["none"],
             "dialogue": ["(nothing yet)"],
             "question": question,
         },
@@ -64,12 +72,15 @@ def interview_answer(
         k=INTERVIEW_CANDIDATES,
     )
     recalled = interview_recall(retrieved, question=question, name=agent.name)
+    hidden = HIDDEN[condition]
+    planned = hidden is not None and MemoryKind.PLAN not in hidden  # its plan, unless ablated
     return _ask(
         simulation=simulation,
         agent=agent,
         question=question,
         memories=recalled,
         at=simulation.sim_time,
+        plan=plan_told(agent=agent, now=simulation.sim_time) if planned else (),
     )
 
 

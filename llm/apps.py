@@ -8,6 +8,3 @@ class LlmConfig(AppConfig):
     label = "llm"
     verbose_name = "Language models"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        from . import importance  # noqa: F401  registers the importance task

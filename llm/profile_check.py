@@ -10,8 +10,9 @@ from typing import Any
 
 from .backends import LLMConfig, ModelRequest, backend_get, message_list, ms_since
 from .errors import ProfileUnusable
-from .importance import IMPORTANCE
+from .importance import TASK
 from .models import ModelProfile
+from .tasks import task_get
 
 # Response formats in which the server itself held the reply to the schema.
 STRUCTURED = ("json_schema", "json_object_schema", "json_schema_grammar", "guided_json")
@@ -49,9 +50,10 @@ def profile_check(*, profile: ModelProfile) -> ProfileCheck:
         config, max_retries=0, max_reasks=0, timeout=min(config.timeout, CHECK_TIMEOUT)
     )
     backend = backend_get(config)
-    fitted = backend.fit(IMPORTANCE, _INPUTS)
+    importance = task_get(TASK)
+    fitted = backend.fit(importance, _INPUTS)
     request = ModelRequest(
-        task=IMPORTANCE,
+        task=importance,
         inputs=fitted.inputs,
         messages=message_list(fitted.prompt),
         seed=0,

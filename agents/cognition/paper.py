@@ -20,10 +20,10 @@ from agents.cognition.conversation import reply_line
 from agents.cognition.mind import Mind
 from agents.cognition.news import intend
 from agents.cognition.perception import is_free, perceive, react, respond_to_objects
-from agents.cognition.planning import plan_day, replan_rest_of_day
+from agents.cognition.planning import current_block, plan_day, plan_from_now, replan_rest_of_day
 from agents.cognition.ratings import ratings_apply
 from agents.cognition.recall import remember
-from agents.cognition.selectors import commitments_unplanned
+from agents.cognition.selectors import commitments_unplanned, memory_number_of
 from agents.events import agent_moved, agent_thought_handled, plan_revised
 from agents.sleep import is_sleeping
 from world.eventlog import EventDraft
@@ -61,7 +61,7 @@ def run(mind: Mind) -> list[EventDraft]:
         # Something a user set happening to an object (a fire) comes first: it breaks off
         # a conversation too.
         reacted = respond_to_objects(mind)
-    if not reacted and people and is_free(agent, step=mind.step):
+    if not reacted and people and is_free(agent, step=mind.step) and not asleep_by_plan(mind):
         reacted = react(mind, people[0])
     if not reacted:
         act(mind, replan=replan)
@@ -69,15 +69,26 @@ def run(mind: Mind) -> list[EventDraft]:
     return mind.out
 
 
+def asleep_by_plan(mind: Mind) -> bool:
+    """Whether its plan has the resident asleep now (before it first lies down too: the
+    first step of a night): it starts no conversation."""
+    block = current_block(mind)
+    return block is not None and block.sleeping
+
+
 def take_thought(mind: Mind) -> bool:
-    """The inner voice: a new thought re-plans the rest of the day from now."""
+    """The inner voice: a new thought re-plans the rest of the day from now; one that
+    means to do something at a time or a place today is in the plan at once."""
     thought = mind.agent.pending_thought
     if not thought:
         return False
     mind.emit(plan_revised(agent=mind.name, since=mind.now.isoformat()))
     mind.emit(agent_thought_handled(agent=mind.name))
     mind.thought = thought
-    intend(mind, thought)  # a time and place in it: the rest of the day is planned again
+    made = intend(mind, thought, plan_from_now(mind))
+    if made is not None and made.start.date() == mind.now.date():
+        made.memory = memory_number_of(agent=mind.agent, description=thought)
+        replan_rest_of_day(mind, [made])  # a later day's plan takes it when it is made
     return True
 
 

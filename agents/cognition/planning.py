@@ -4,6 +4,7 @@ the decomposition of a block into 5-15 minute actions, and the block covering no
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,6 +26,7 @@ from agents.cognition.selectors import (
 from agents.events import agent_day_planned, agent_summarized, plan_item, plan_made, plan_revised
 from agents.models import Commitment, PlanLevel
 from agents.payloads import PlanItemPayload
+from agents.selectors import plan_line
 from llm.inputs import agent_identity
 from llm.port import llm_run, llm_send_ahead
 from memories.models import MemoryKind
@@ -122,19 +124,57 @@ def with_commitments(blocks: list[Block], commitments: list[Commitment]) -> list
     return blocks
 
 
-def replan_rest_of_day(mind: Mind) -> None:
-    """A commitment made for later today: the hour blocks from now on again, with it in
-    its hours (cited to the memory it came from)."""
-    agent, now = mind.agent, mind.now
-    ahead = [
+def _blocks_ahead(mind: Mind) -> list[Block]:
+    """Today's hour blocks that end after now (the one covering now first): made this
+    step, or stored."""
+    if mind.blocks is not None:
+        return [b for b in mind.blocks if b.end > mind.now]
+    found = []
+    row = plan_block_current(agent=mind.agent, now=mind.now)
+    if row is not None and row.start < mind.now:
+        sector, arena = sector_arena(row.address)
+        block = Block(row.description, row.start, row.duration_minutes, sector, arena, row.number)
+        found += [block] if block.end > mind.now else []
+    rows = plan_blocks_of_day(agent=mind.agent, day=mind.now.date(), since=mind.now)
+    return found + [
         Block(row.description, row.start, row.duration_minutes, *sector_arena(row.address))
-        for row in plan_blocks_of_day(agent=agent, day=now.date(), since=now)
+        for row in rows
     ]
-    blocks = with_commitments(ahead, commitments_of_day(agent=agent, since=now))
+
+
+def replan_rest_of_day(mind: Mind, made: Sequence[Commitment] = ()) -> None:
+    """A commitment made for later today (`made`: this step, not yet a row): the hour
+    blocks from now on again, with it in its hours (cited to the memory it came from).
+    The block covering now stays as it is; the blocks are the mind's from then on, so
+    this step acts on them."""
+    agent, now = mind.agent, mind.now
+    today = _blocks_ahead(mind)
+    kept = [b for b in today if b.start < now]
+    ahead = [b for b in today if b.start >= now]
+    blocks = with_commitments(ahead, [*commitments_of_day(agent=agent, since=now), *made])
     mind.emit(plan_revised(agent=mind.name, since=now.isoformat(), rest_of_day=True))
     items = [_hour_item(mind, block) for block in blocks if block.end > now]
     mind.emit(plan_made(agent=mind.name, items=items))
     _remember_blocks(mind, blocks)
+    mind.blocks = kept + blocks
+
+
+def plan_from_now(mind: Mind) -> list[str]:
+    """The resident's plan from now as it tells it (`agents.selectors.plan_line`): its
+    commitments of today, then its hour blocks."""
+    commitments = commitments_of_day(agent=mind.agent, since=mind.now)
+    return [
+        *(plan_line(start=c.start, end=c.end, what=c.what, address=c.address) for c in commitments),
+        *(
+            plan_line(
+                start=b.start,
+                end=b.end,
+                what=b.description,
+                address=mind.places.address(b.sector, b.arena),
+            )
+            for b in _blocks_ahead(mind)
+        ),
+    ]
 
 
 def _hour_item(mind: Mind, block: Block, parent: int | None = None) -> PlanItemPayload:

@@ -4,6 +4,7 @@ of its answer (outputs.py) and its offline rule (agents/offline/)."""
 from __future__ import annotations
 
 import random
+import re
 
 from agents.cognition.outputs import (
     ANSWER_MAX,
@@ -33,10 +34,13 @@ from agents.cognition.outputs import (
     Takeaways,
 )
 from agents.offline import actions as offline_actions
+from agents.offline import intention as offline_intention
 from agents.offline import interview as offline_interview
+from agents.offline import judgments as offline_judgments
 from agents.offline import news as offline_news
 from agents.offline import policy as offline
 from agents.offline import talk as offline_talk
+from llm.importance import Importance
 from llm.tasks import Inputs, PromptTask, task_register
 
 
@@ -136,12 +140,27 @@ def _line(inputs: Inputs, rng: random.Random) -> Line:
     return Line(line=offline.clip(text, LINE_MAX), end=end)
 
 
+def _importance_many(inputs: Inputs, rng: random.Random) -> ImportanceMany:
+    numbered = [re.sub(r"^\d+\.\s*", "", m) for m in offline.lines_of(inputs["memories"])]
+    memories = [m for m in numbered if m.strip()]
+    return ImportanceMany(importance=offline_judgments.importances(memories))
+
+
+IMPORTANCE = task_register(
+    PromptTask(
+        name="importance",
+        template="importance.txt",
+        output=Importance,
+        offline=lambda i, r: Importance(importance=offline_judgments.importance(str(i["memory"]))),
+        description="the poignancy of a memory, 1 (mundane) to 10 (life-changing)",
+    )
+)
 IMPORTANCE_MANY = task_register(
     PromptTask(
         name="importance_many",
         template="importance_many.txt",
         output=ImportanceMany,
-        offline=lambda i, r: ImportanceMany(importance=offline.importance_many(i, r)),
+        offline=_importance_many,
         description="the poignancy of the memories an agent makes in one step",
     )
 )
@@ -256,6 +275,18 @@ def _commitment(happening: offline_news.Happening | None) -> CommitmentOut | Non
     )
 
 
+def _meant(meant: offline_intention.Meant | None) -> CommitmentOut | None:
+    if meant is None:
+        return None
+    return CommitmentOut(
+        what=offline.clip(meant.what, 300),
+        place=meant.place,
+        date=meant.start.date().isoformat(),
+        start=f"{meant.start:%H:%M}",
+        end=f"{meant.end:%H:%M}",
+    )
+
+
 def _takeaways(inputs: Inputs, rng: random.Random) -> Takeaways:
     memo, thought, happening = offline_news.takeaways(inputs, rng)
     return Takeaways(
@@ -290,7 +321,7 @@ INTENTION = task_register(
         name="intention",
         template="intention.txt",
         output=Intention,
-        offline=lambda i, r: Intention(commitment=_commitment(offline_news.intention(i))),
+        offline=lambda i, r: Intention(commitment=_meant(offline_intention.intention(i))),
         description="whether a thought commits the resident to a place and time",
     )
 )

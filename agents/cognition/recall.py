@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents.cognition.mind import Mind
 from agents.cognition.ratings import importance_delay, importance_rate_many
 from agents.cognition.selectors import memory_descriptions_get, memory_important_list
-from llm.importance import importance_provisional
+from agents.offline.judgments import importances
 from memories.embeddings import embed_query
 from memories.retrieval import memories_retrieve, weights_for
 from memories.services import MemoryDraft, memory_event_drafts, memory_touch_drafts
@@ -62,7 +62,7 @@ def remember(mind: Mind) -> None:
         delay = importance_delay(mind.simulation)
         descriptions = [n.description for n in notes]
         if delay:
-            scores = [importance_provisional(d) for d in descriptions]
+            scores = importances(descriptions)  # the stand-in's, until the rating
         else:
             scores = importance_rate_many(mind.simulation, mind.agent, descriptions)
         drafts = [

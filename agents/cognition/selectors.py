@@ -56,6 +56,12 @@ def memory_important_list(*, agent: Agent, k: int, now: datetime) -> list[str]:
     return list(rows.values_list("description", flat=True)[:k])
 
 
+def memory_number_of(*, agent: Agent, description: str) -> int | None:
+    """The number of the agent's latest memory of that description (a whisper's thought)."""
+    rows = Memory.objects.filter(agent=agent, description=description).order_by("-number")
+    return rows.values_list("number", flat=True).first()
+
+
 def memory_last_plan_get(*, agent: Agent) -> str | None:
     """The description of the agent's latest day-plan memory, if any."""
     rows = Memory.objects.filter(agent=agent, kind=MemoryKind.PLAN).order_by("-number")

@@ -32,12 +32,14 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from agents.offline.judgments import importances
 from agents.offline.news import fact_and_source, third_person
 from agents.offline.talk import first_person
-from llm.importance import importance_provisional
 
-NEWSWORTHY = 6  # the offline importance of plans, projects, invitations, parties, elections
-ROUTINE = 2  # and of sleeping, meals, chores: not what someone is up to
+# Importances (by meaning: judgments.importances) from which a doing is news, not a sighting,
+# and up to which it is routine (sleep, meals, chores), not what someone is up to.
+NEWSWORTHY = 6
+ROUTINE = 2
 _PRED_MAX = 180
 _SUBJECT = re.compile(r"^((?:[A-Z][\w'-]*)(?: [A-Z][\w'-]*)+) (?=[a-z])")
 _SEEN = re.compile(r"^is (\w+ing\b.*)")
@@ -94,13 +96,17 @@ def statements_of(lines: Sequence[tuple[int, str]], agent: str) -> list[tuple[in
 
 def facts_of(lines: Sequence[tuple[int, str]], agent: str) -> list[Fact]:
     """The statements that say what someone is, does or plans, most important first."""
-    facts = []
+    found = []
     for number, fact, source in statements_of(lines, agent):
         opened = _SUBJECT.match(fact)
-        if opened is None or len(fact) - opened.end() > _PRED_MAX:
-            continue
-        rating = importance_provisional(fact)  # the lexicon's, no draw: same seed, same log
-        facts.append(Fact(number, opened[1], fact[opened.end() :], source, rating))
+        if opened is not None and len(fact) - opened.end() <= _PRED_MAX:
+            found.append((number, opened, fact, source))
+    # Rated by meaning (judgments), no draw: same seed, same log.
+    ratings = importances([fact for _, _, fact, _ in found])
+    facts = [
+        Fact(number, opened[1], fact[opened.end() :], source, rating)
+        for (number, opened, fact, source), rating in zip(found, ratings, strict=True)
+    ]
     return sorted(facts, key=lambda f: -f.rating)  # stable: earlier first on ties
 
 

@@ -182,6 +182,7 @@ _ASKING = frozenset(
         "stuff",
         "going",
         *["today", "tonight", "tomorrow", "week", "weekend", "month"],  # when it asks of
+        *["coming", "days", "lately", "latest", "around", "town"],  # what is new, anywhere
     ]
 )
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z']+")

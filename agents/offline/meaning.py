@@ -6,7 +6,9 @@ kinds of life, work and news): `{"about": "...", "labels": {"<label>": ["stateme
 A text takes the label of its nearest examples (k nearest, similarity-weighted), so a
 storm warning, a closed bridge or a chess final is judged as what it means, in a town no
 file mentions. The vectors are the memory stream's own (`memories.embeddings`, cached by
-text), so a memory's judgment costs no embedding beyond the one it is stored with; the
+text), so a memory's judgment costs no embedding beyond the one it is stored with, except
+where a simulation embeds with a billed server: the stand-in then judges with the
+in-process default, so its judgments cost no call and never fail with the server. The
 examples' vectors are computed once per process (and cached in the database like any
 passage). Deterministic for a given embedding model.
 """
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memories.embeddings import Vectors, embed_passages, embedder_get
+from memories.embeddings import Vectors, embed_passages_in_process, embedder_in_process
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 
@@ -73,11 +75,11 @@ _example_vectors: dict[tuple[str, str], Vectors] = {}
 
 
 def _vectors_of(examples: ExampleSet) -> Vectors:
-    key = (embedder_get().name, examples.name)
+    key = (embedder_in_process().name, examples.name)
     with _vectors_lock:
         found = _example_vectors.get(key)
     if found is None:
-        found = embed_passages(texts=examples.texts)
+        found = embed_passages_in_process(texts=examples.texts)
         with _vectors_lock:
             _example_vectors[key] = found
     return found
@@ -85,7 +87,7 @@ def _vectors_of(examples: ExampleSet) -> Vectors:
 
 def vectors(texts: Sequence[str]) -> Vectors:
     """The memory stream's vectors of `texts` (passages), shape (len(texts), dims)."""
-    return embed_passages(texts=list(texts))
+    return embed_passages_in_process(texts=list(texts))
 
 
 def judge(texts: Sequence[str], examples: ExampleSet, *, k: int = 5) -> list[Judgment]:

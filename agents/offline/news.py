@@ -3,9 +3,12 @@ from a conversation (a memo of the news it heard, with who said it, and a planni
 thought), whether it commits to go to a happening it heard of, what it intends after a
 thought, and how it sums up a relationship.
 
-A happening is found in text by its key facts: what (a party, a meeting...), where (a
-place the resident knows), and when (a date and a time window). The facts are kept
-word for word as news passes from one resident to the next, so they survive many hops.
+A happening is found in text by its key facts: that it is one (a statement nearest in
+meaning to the examples of happenings one can go to, judgments.kinds, of any kind: a
+chess final, a lecture, a market), where (a place the resident knows), when (a date and
+a time window), and what it is called (the head of the noun phrase that names it, by
+grammar). The facts are kept word for word as news passes from one resident to the
+next, so they survive many hops.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from agents.offline.judgments import EVENT, judgments, kind
 from agents.offline.policy import lines_of, places_of
 from llm.tasks import Inputs
 
@@ -29,9 +33,6 @@ def mid_sentence(text: str) -> str:
     return text[0].lower() + text[1:] if text.split(" ", 1)[0] in _STARTERS else text
 
 
-_HAPPENING_WORDS = ("party", "celebration", "gathering", "meeting", "dinner", "concert", "event")
-_WELCOME_WORDS = ("invite", "welcome", "everyone", "anyone", "join", "come")
-_SOCIAL_WORDS = ("friend", "social", "party", "music", "community", "outgoing", "people")
 _MONTH_NAMES = "january february march april may june july august september october november"
 _MONTHS = {m: i for i, m in enumerate(f"{_MONTH_NAMES} december".split(), start=1)}
 _DATE = re.compile(
@@ -77,11 +78,35 @@ def _minutes(hour: str, minute: str | None, half: str | None) -> int:
     return h * 60 + m
 
 
+# A noun phrase: a determiner, then up to five words up to a preposition, a verb's
+# auxiliary or the end of a clause (grammar only: which words name happenings is meaning's).
+_NOUN_PHRASE = re.compile(
+    r"(?:\b(?:[Aa]n?|[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Mm]y|[Oo]ur|[Yy]our)|[A-Z][\w-]*'s)"
+    r"\s+((?:[\w'-]+\s+){0,4}?[\w'-]+)"
+    r"(?=\s+(?:at|on|in|from|for|about|of|with|by|to|this|next|tomorrow|tonight|today|is|are"
+    r"|was|will|would|has|had|be|starts|opens|begins)\b|\s*[,.;:!?()]|\s*$)"
+)
+
+
+def happening_what(text: str, place: str = "") -> str:
+    """What a happening is called, by grammar: the last word of the noun phrase naming it
+    ("a Valentine's Day party" -> "party", "the chess final" -> "final"); the first noun
+    phrase after the subject's, before the place; "" when the text has none."""
+    before = text.split(place, 1)[0] if place and place in text else text
+    found = list(_NOUN_PHRASE.finditer(before))
+    chosen = next((m for m in found if m.start() > 0), found[0] if found else None)
+    return chosen[1].split()[-1].lower() if chosen else ""
+
+
+def windowed(text: str) -> bool:
+    """Whether a text gives a window of time ("from 5pm to 7pm"), not a moment alone."""
+    return _WINDOW.search(text) is not None
+
+
 def happening_in(text: str, places: list[str], today: date) -> Happening | None:
-    """The happening a text tells of, when it names what, a known place and a time."""
+    """The happening a text tells of, when it names a known place and a time and means a
+    happening one can go to (by meaning, of any kind)."""
     lowered = text.lower()
-    if not any(word in lowered for word in _HAPPENING_WORDS):
-        return None
     place = next((p for p in sorted(places, key=len, reverse=True) if p.lower() in lowered), "")
     window = _WINDOW.search(text)
     if window:
@@ -93,7 +118,7 @@ def happening_in(text: str, places: list[str], today: date) -> Happening | None:
             return None
         start = _minutes(at[1], at[2], at[3])
         end = start + 120
-    if not place or end <= start:
+    if not place or end <= start or kind(text) != EVENT:
         return None
     day: date | None = None
     found = _DATE.search(text)
@@ -105,7 +130,8 @@ def happening_in(text: str, places: list[str], today: date) -> Happening | None:
         day = today + timedelta(days=1)
     elif "today" in lowered or "tonight" in lowered:
         day = today
-    what = next(w for w in _HAPPENING_WORDS if w in lowered)
+    named = text[lowered.index(place.lower()) :][: len(place)]  # as the text writes it
+    what = happening_what(text, named) or "event"
     return Happening(what=what, place=place, day=day, start=start, end=end)
 
 
@@ -133,7 +159,14 @@ def third_person(text: str, speaker: str) -> str:
         (r"\bI\b", speaker),
         (r"\bme\b", speaker),
     ]
-    text = _I_VERB.sub(lambda m: f"{speaker} {m['adverb'] or ''}{verb_after_name(m['verb'])}", text)
+
+    def after_name(m: re.Match[str]) -> str:
+        # "Klaus Mueller and I are": a pair keeps its plural verb.
+        pair = re.search(r"\b[A-Z][\w'-]* and $", m.string[: m.start()]) is not None
+        verb = m["verb"] if pair else verb_after_name(m["verb"])
+        return f"{speaker} {m['adverb'] or ''}{verb}"
+
+    text = _I_VERB.sub(after_name, text)
     for pattern, replacement in replacements:
         text = re.sub(pattern, replacement, text)
     return text
@@ -183,7 +216,33 @@ def _news_in(line: str) -> str:
     if text.lower().startswith("you are invited"):
         return ""
     told = re.match(r"(?P<who>[A-Z][\w'-]+(?: [A-Z][\w'-]+)*) told me that (?P<fact>.+)", text)
-    return fact_and_source(told["fact"] if told else text)[0]
+    return fact_and_source(named_again(told["fact"], told["who"]) if told else text)[0]
+
+
+_SUBJECT = re.compile(
+    r"(^|\b(?:and|but|that|because|so|when|while|if|then)\s+|,\s+)(he|she|they)\s+"
+)
+_OWNER = re.compile(r"\b(?:his|their|her(?= [a-z]))\b")
+_AFTER_THEY = {"are": "is", "were": "was", "have": "has", "do": "does", "go": "goes"}
+
+
+def named_again(fact: str, name: str) -> str:
+    """What `name` told of itself with pronouns (a line says "Ada told me that she has
+    known her neighbour"), with its name again, as a memory keeps it: "Ada has known
+    Ada's neighbour"."""
+    found = _SUBJECT.search(fact)
+    if found is None or found.start() != 0:
+        return fact
+
+    plural = found[2] == "they"
+    fact = _SUBJECT.sub(lambda m: f"{m[1]}{name} ", fact)
+    if plural:  # "they have" -> "Ada has"
+        fact = re.sub(
+            rf"\b{re.escape(name)} ([a-z]+)\b",
+            lambda m: f"{name} {_AFTER_THEY.get(m[1]) or verb_after_name(m[1])}",
+            fact,
+        )
+    return _OWNER.sub(f"{name}'s", fact)
 
 
 def tell(memory: str, speaker: str, first_person: Callable[[str, str], str]) -> str:
@@ -252,18 +311,28 @@ def host_of(fact: str, what: str) -> str:
 
 def _goes(inputs: Inputs, fact: str, rng: random.Random) -> bool:
     """Whether the resident goes: likelier when it is invited or welcome, knows the host
-    and is a social person."""
-    lowered = fact.lower()
+    and is a social person (the fact and the summary judged by meaning)."""
     chance = 0.25
-    if any(word in lowered for word in _WELCOME_WORDS):
+    if judgments([fact], "invitation", 5)[0].label == "open":
         chance += 0.25
     host = fact.split(" is ")[0].strip()
     relationship = str(inputs["relationship"]).lower()
     if host and host.lower() in relationship and "does not know" not in relationship:
         chance += 0.25
-    if any(word in str(inputs["summary"]).lower() for word in _SOCIAL_WORDS):
+    if _sociable(str(inputs["summary"])):
         chance += 0.15
     return rng.random() < chance
+
+
+def _sociable(summary: str) -> bool:
+    """Whether a summary describes a sociable person: by its sentence that is surest either
+    way (a summary's sentences of study or work say nothing of it)."""
+    lines = [re.sub(r"^[A-Z][\w ]{0,30}:\s*", "", line) for line in summary.splitlines()]
+    sentences = [
+        s for line in lines for s in re.split(r"(?<=[.!?])\s+", line) if len(s.split()) > 2
+    ] or [summary]
+    found = judgments(sentences, "sociable", 5)
+    return max(found, key=lambda j: j.score).label == "sociable"
 
 
 def intention(inputs: Inputs) -> Happening | None:

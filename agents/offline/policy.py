@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
 
+from agents.offline.clock import DAY
+from agents.offline.routine import routine
 from agents.sleep import is_bedtime
-from llm.importance import importance_offline
 from llm.tasks import Inputs
 from world.addresses import Address
-
-_TIME = re.compile(r"(\d{1,2})(?::(\d{2}))?\s*(am|pm)", re.IGNORECASE)
 
 
 def clip(text: str, limit: int) -> str:
@@ -47,27 +45,6 @@ def minutes_of(text: str) -> int:
     return int(hours) * 60 + int(mins or 0)
 
 
-def _clock(match: re.Match[str]) -> int:
-    hour = int(match.group(1)) % 12 + (12 if match.group(3).lower() == "pm" else 0)
-    return hour * 60 + int(match.group(2) or 0)
-
-
-def times_in(text: str) -> dict[str, int]:
-    """`bed`, `wake` and `dinner` times (minutes after midnight) named in a lifestyle."""
-    found: dict[str, int] = {}
-    for match in _TIME.finditer(text):
-        before = text[max(0, match.start() - 30) : match.start()].lower()
-        for key, words in (
-            ("bed", ("bed", "sleep")),
-            ("wake", ("wake", "awake", " up")),
-            ("dinner", ("dinner",)),
-        ):
-            if key not in found and any(word in before for word in words):
-                found[key] = _clock(match)
-                break
-    return found
-
-
 def places_of(text: str) -> dict[str, list[str]]:
     """'sector: arena, arena' lines -> {sector: [arenas]}."""
     places: dict[str, list[str]] = {}
@@ -76,53 +53,6 @@ def places_of(text: str) -> dict[str, list[str]]:
         if sector.strip():
             places[sector.strip()] = [a.strip() for a in arenas.split(",") if a.strip()]
     return places
-
-
-@dataclass(frozen=True)
-class Routine:
-    wake: int
-    bed: int
-    dinner: int
-    work_start: int
-    work_end: int
-    workplace: str  # a sector, or "" to work at home
-
-
-def _loose(text: str) -> str:
-    return re.sub(r"s\b", "", text.lower())
-
-
-_WORK_WORDS = ("work", "open", "student", "study", "owner", "teach", "professor", "shop")
-
-
-def routine(inputs: Inputs) -> Routine:
-    lifestyle = str(inputs["lifestyle"])
-    requirement = str(inputs["daily_plan_requirement"])
-    identity = f"{requirement} {inputs['summary']}"
-    times = times_in(lifestyle)
-    wake, bed = times.get("wake", 7 * 60), times.get("bed", 23 * 60)
-    home_sector = Address.parse(str(inputs["living_area"])).sector
-    sectors = [s for s in places_of(str(inputs["places"])) if s != home_sector]
-    # Persona texts name places loosely ("Oak Hill college", "the Willow Market" for The
-    # Willows Market): matched without case or plural s, so they are not at home all day.
-    named = _loose(identity)
-    workplace = ""
-    for sector in sorted(sectors, key=lambda s: named.find(_loose(s)) + 1 or 10**6):
-        if _loose(sector) in named:
-            workplace = sector
-            break
-    hours = [_clock(m) for m in _TIME.finditer(requirement)]
-    if len(hours) >= 2 and hours[0] < hours[-1]:
-        start, end = hours[0], hours[-1]
-    elif len(hours) == 1 and workplace:  # "opens the store at 8am": eight hours from then
-        start, end = hours[0], hours[0] + 8 * 60
-    elif "student" in identity.lower():
-        start, end = 10 * 60, 16 * 60
-    else:
-        start, end = 9 * 60, 17 * 60
-    start = max(start, wake + 60)
-    end = min(end, 22 * 60) if bed < wake else min(end, bed - 90)  # bed after midnight?
-    return Routine(wake, bed, times.get("dinner", 18 * 60), start, max(end, start + 60), workplace)
 
 
 # Kinds of public place the routine goes to, by the words of an arena's name.
@@ -145,39 +75,80 @@ def _sectors_with(places: dict[str, list[str]], kind: str) -> list[str]:
 
 
 def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
-    """(description, start, duration) items in broad strokes."""
+    """(description, start, duration) items in broad strokes, keeping the hours the
+    identity states: sleep from bed to wake (across midnight too), work in its hours (a
+    night's work from its start to midnight and from midnight to its end), meals and an
+    evening out in the hours left."""
     r = routine(inputs)
-    work = f"working at {r.workplace}" if r.workplace else "working on projects at home"
-    if r.workplace and "student" in str(inputs["summary"]).lower():
-        work = f"studying at {r.workplace}"
+    where = f"the {r.work_arena} of {r.workplace}" if r.work_arena else r.workplace
+    work = f"working at {where}" if r.workplace else "working on projects at home"
+    if r.workplace and r.studies:
+        work = f"studying at {where}"
     places = places_of(str(inputs["places"]))
     evenings = [
         sector for kind in ("pub", "park", "cafe") for sector in _sectors_with(places, kind)
     ]
     evening = f"relaxing at {rng.choice(evenings)}" if evenings else "relaxing at home"
+    if r.leisure_place:  # where its identity says it spends free time
+        evening = f"relaxing at {r.leisure_place}"
     cafes = _sectors_with(places, "cafe")
     lunch = f"having lunch at {cafes[0]}" if cafes else "having lunch at home"
-    items: list[tuple[str, int]] = []
-    if r.bed < r.wake:
-        items += [("staying up at home", 0), ("sleeping", r.bed)]
+    lunch_minutes = 60
+    if r.meal_place:  # where its identity says it eats
+        lunch = f"having lunch at {r.meal_place}"
+        lunch_minutes = 30 if r.meal_place == r.workplace else 60
+    elif r.workplace:  # a working day's lunch is a short break where one works
+        lunch, lunch_minutes = f"having lunch at {r.workplace}", 30
+    day = [_HOME] * DAY
+    if r.night_work:  # dinner before the night's work; asleep after it
+        _span(day, r.work_start - 120, r.work_start - 60, _DINNER)
     else:
-        items += [("sleeping", 0)]
-    morning = "waking up and having breakfast"
-    if r.work_start - r.wake > 90:
-        morning += ", then relaxing at home"
-    items += [(morning, r.wake), (work, r.work_start)]
-    if r.work_start < 12 * 60 < r.work_end - 60:
-        items += [(lunch, 12 * 60), (work, 13 * 60)]
-    dinner = max(r.dinner, r.work_end)
-    items += [("having dinner at home", dinner), (evening, dinner + 60)]
+        dinner = max(r.dinner, r.work_end)
+        _span(day, dinner + 60, r.bed, evening)
+        _span(day, dinner, dinner + 60, _DINNER)
+        if r.bed < r.wake:
+            _span(day, 0, r.bed, "staying up at home")
+    _span(day, r.wake, r.wake + 60, _MORNING)
+    _span(day, r.work_start, r.work_end, work)
+    if not r.night_work and r.work_start < 12 * 60 < r.work_end - 60:
+        _span(day, 12 * 60, 12 * 60 + lunch_minutes, lunch)
+    _span(day, r.bed, r.wake, "sleeping")
     if r.bed > r.wake:
-        items += [("going to bed and sleeping", r.bed)]
-    starts = [start for _, start in items] + [24 * 60]
-    plan = []
-    for (description, start), end in zip(items, starts[1:], strict=True):
-        if end > start:
-            plan.append((description, start, end - start))
-    return plan
+        _span(day, r.bed, DAY, "going to bed and sleeping")
+    return _items(day)
+
+
+_MORNING = "waking up and having breakfast"
+_HOME = "relaxing at home"
+_DINNER = "having dinner at home"
+
+
+def _span(day: list[str], start: int, end: int, label: str) -> None:
+    """Label the minutes from start to end (across midnight when end <= start)."""
+    start, end = start % DAY, (end % DAY or DAY)
+    if start == end:
+        return
+    minutes = range(start, end) if start < end else [*range(start, DAY), *range(end)]
+    for minute in minutes:
+        day[minute] = label
+
+
+def _items(day: list[str]) -> list[tuple[str, int, int]]:
+    """Runs of minutes with one label as (description, start, duration)."""
+    items: list[tuple[str, int, int]] = []
+    for minute, label in enumerate(day):
+        if items and items[-1][0] == label:
+            items[-1] = (label, items[-1][1], items[-1][2] + 1)
+        elif items and items[-1][0].startswith(_MORNING) and label == _HOME:
+            items[-1] = (f"{_MORNING}, then {_HOME}", items[-1][1], items[-1][2] + 1)
+        elif items and items[-1][0] == _HOME and label == _DINNER:
+            # Free time before dinner is part of it: a plan in broad strokes (5 to 8 items).
+            items[-1] = (f"{_HOME}, then {_DINNER}", items[-1][1], items[-1][2] + 1)
+        elif items and items[-1][0] == f"{_HOME}, then {_DINNER}" and label == _DINNER:
+            items[-1] = (items[-1][0], items[-1][1], items[-1][2] + 1)
+        else:
+            items.append((label, minute, 1))
+    return items
 
 
 # activity words -> arena words, most wanted first
@@ -212,8 +183,13 @@ def place_for(description: str, inputs: Inputs) -> tuple[str, str]:
         if any(w in lowered for w in words)
         for arena in arenas
     ]
-    for sector, arenas in places.items():
+    # The longest name first: "Dorm for Oak Hill College" is not "Oak Hill College".
+    for sector in sorted(places, key=len, reverse=True):
+        arenas = places[sector]
         if sector.lower() in lowered and arenas:
+            named = [a for a in sorted(arenas, key=len, reverse=True) if a.lower() in lowered]
+            if named:  # "at the library of Corvin College": that room
+                return sector, named[0]
             for word in wanted:
                 for arena in arenas:
                     if word in arena.lower():
@@ -234,18 +210,16 @@ def hourly_blocks(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, in
         if is_bedtime(description) or duration <= 60:
             blocks.append((description, start, duration, sector, arena))
             continue
+        before_dinner = description == f"{_HOME}, then {_DINNER}"
         for offset in range(0, duration, 60):
             length = min(60, duration - offset)
             label = description
-            if offset and "relaxing at home" in description:  # after the morning routine
+            if before_dinner:  # free time, then dinner in the last hour
+                label = _DINNER if offset + length >= duration else _HOME
+            elif offset and "relaxing at home" in description:  # after the morning routine
                 label = "reading and relaxing at home"
             blocks.append((label, start + offset, length, sector, arena))
     return blocks
-
-
-def importance_many(inputs: Inputs, rng: random.Random) -> list[int]:
-    memories = [re.sub(r"^\d+\.\s*", "", line) for line in lines_of(inputs["memories"])]
-    return [importance_offline({"memory": m}, rng).importance for m in memories if m.strip()]
 
 
 def summary_text(inputs: Inputs) -> str:

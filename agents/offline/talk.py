@@ -1,10 +1,11 @@
 """Offline policies of talk: whether to talk, the lines of a conversation and its summary
 (the answers to an interview are in interview.py).
 
-A line passes on, in the first person, what matters to the speaker (its important thoughts
-and plans, news it heard, ranked by the offline importance rule), so news spreads; never
-someone's everyday doings it merely saw ("John Lin is tidying up"). With nothing worth
-telling, it makes small talk about its own day.
+A line passes on, in the first person, what matters to the speaker (happenings, warnings,
+changes, plans of others, news it heard: what its memory means, judged by the nearest
+labelled examples, judgments.kinds), so news of any kind spreads; then what someone is
+like; never an everyday doing it merely saw ("Ada Quill is tidying up", "the stove is
+idle"). With nothing worth telling, it makes small talk about its own day.
 """
 
 from __future__ import annotations
@@ -12,13 +13,10 @@ from __future__ import annotations
 import random
 import re
 
-from agents.offline.news import fact_and_source, mid_sentence, tell
+from agents.offline.judgments import EVENT, EVERYDAY, NEWSWORTHY, kinds
+from agents.offline.news import fact_and_source, happening_what, mid_sentence, tell
 from agents.offline.policy import lines_of
-from llm.importance import importance_offline
 from llm.tasks import Inputs
-
-NEWSWORTHY = 6  # offline importance of plans, projects, invitations, parties, elections
-_ROUTINE_RATING = random.Random(0)  # for importance_offline's draw; only >= NEWSWORTHY counts
 
 
 def react(inputs: Inputs, rng: random.Random) -> str:
@@ -176,17 +174,6 @@ def _record(memory: str) -> bool:
     return plan or "had a conversation" in memory or " said: " in memory
 
 
-def _rating(memory: str) -> int:
-    return importance_offline({"memory": memory}, _ROUTINE_RATING).importance
-
-
-def _seen_doing(memory: str) -> bool:
-    """An observation of someone at an everyday action ("John Lin is tidying up", "bed is in
-    use"): nothing to tell anyone, unlike "Tom Moreno is putting out a fire"."""
-    seen = re.match(r"(.+?) is (?:\w+ing\b|idle|in use|being\b)", memory)
-    return seen is not None and _rating(memory) < NEWSWORTHY
-
-
 def _told(memory: str, heard: str) -> bool:
     """Whether what was said already carries the memory (in anyone's words)."""
     words = {w for w in re.findall(r"[a-z']{4,}", memory.lower())}
@@ -197,16 +184,18 @@ def _told(memory: str, heard: str) -> bool:
 def _news(memories: list[str], speaker: str, listener: str, heard: str) -> str:
     """The most important thing the speaker knows and has not told, in its own words; what
     is about others before what is about the listener (who knows its own affairs)."""
-    worth = [
+    told = [
         m
         for m in memories
         if not _record(m)
         and len(m) <= 300
-        and not _seen_doing(m)
         and not m.startswith(listener)  # its own doings are no news to the listener
         and " plans to be " not in m  # an item of a plan is no news either
     ]
-    worth.sort(key=lambda m: (_rating(m) < NEWSWORTHY, listener.split()[0] in m))  # stable
+    # An everyday sighting ("Ada Quill is tidying up") is nothing to tell anyone.
+    kind = dict(zip(told, kinds(told), strict=True))
+    worth = [m for m in told if kind[m] != EVERYDAY]
+    worth.sort(key=lambda m: (kind[m] not in NEWSWORTHY, listener.split()[0] in m))  # stable
     for memory in worth:
         if fact_and_source(memory)[1] == listener:
             continue  # not back to the one who told it
@@ -232,17 +221,22 @@ _SMALL_TALK = {
 }
 
 
-def _small_talk(memories: list[str], speaker: str, time: str, rng: random.Random) -> str:
+def _small_talk(
+    memories: list[str], speaker: str, time: str, rng: random.Random, heard: str = ""
+) -> str:
     """A sentence about the speaker's own day: what it plans next, if it recalls its plan;
-    else how its day goes at this time of day."""
+    else how its day goes at this time of day. Never what was said already (`heard`):
+    an echo of the partner's line is no answer to it."""
     now = time if re.fullmatch(r"\d\d:\d\d", time) else "12:00"
     for memory in memories:
         if memory.startswith(f"This is {speaker}'s plan"):
             for start, doing in re.findall(r"(\d\d:\d\d) ([^;]+)", memory):
-                if start > now and "sleep" not in doing:
-                    return f"Later today I'll be {doing.strip().rstrip('.')}, from {start}."
+                said = f"Later today I'll be {doing.strip().rstrip('.')}, from {start}."
+                if start > now and "sleep" not in doing and said not in heard:
+                    return said
     part = "morning" if now < "12:00" else "afternoon" if now < "17:00" else "evening"
-    return rng.choice(_SMALL_TALK[part])
+    fresh = [line for line in _SMALL_TALK[part] if line not in heard]
+    return rng.choice(fresh) if fresh else ""
 
 
 def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
@@ -256,20 +250,74 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
     memories = [re.sub(r"^\d+\.\s*", "", m) for m in lines_of(inputs["memories"])]
     for memory in memories:  # an invitation the speaker means to give this listener
         if "invite" in memory.lower() and first in memory and "invited" not in heard:
-            party = next((m for m in memories if "party" in m.lower() and m != memory), "")
-            detail = f" {first_person(party, speaker)}." if party else ""
-            return f"By the way, {first}, you are invited to my party!{detail}", False
+            others = [m for m in memories if m != memory]
+            # To the happening it recalls (by meaning), of whatever kind.
+            judged = zip(others, kinds(others), strict=True)
+            happening = next((m for m, k in judged if k == EVENT), "")
+            detail = f" {first_person(happening, speaker)}." if happening else ""
+            to = f" to my {what}" if (what := happening_what(happening)) else ""
+            return f"By the way, {first}, you are invited{to}!{detail}", False
     news = _news(memories, speaker, listener, heard)
     if news:
         opener = "Oh, and " if said else "I'm well, thanks! By the way, "
-        return f"{opener}{news}.", len(said) >= 2
+        return f"{opener}{with_pronouns(news, _teller(news))}.", (len(said) >= 2)
     goodbye = f"It was nice talking to you, {first}. See you around!"
     if not any(not line.startswith("Hi ") for line in said):  # has said nothing of its own
-        talk = _small_talk(memories, speaker, str(inputs.get("time", "")), rng)
+        talk = _small_talk(memories, speaker, str(inputs.get("time", "")), rng, heard)
         if not said:
-            return f"I'm well, thanks! {talk}", False
-        return f"{talk} {goodbye}", True
+            return f"I'm well, thanks! {talk}".strip(), False
+        return f"{talk} {goodbye}".strip(), True
     return goodbye, True
+
+
+def _teller(news: str) -> str:
+    """Who told the news that a line passes on ("Ada Byrne told me that ..."), or ""."""
+    told = re.match(r"([A-Z][\w'-]*(?: [A-Z][\w'-]*)*) told me that ", news)
+    return told[1] if told else ""
+
+
+_PRONOUNS = {
+    "he": ("he", "him", "his"),
+    "she": ("she", "her", "her"),
+    "they": ("they", "them", "their"),
+}
+# "they" takes the plural verb: "they has" -> "they have".
+_THEY_VERB = re.compile(rf"\b([Tt]hey)((?:\s+{_ADVERB})*)\s+([a-z]+)\b")
+_PLURAL = {"has": "have", "is": "are", "was": "were", "does": "do", "goes": "go"}
+
+
+def with_pronouns(text: str, name: str) -> str:
+    """`name` told of once, then as a pronoun: "Ada Byrne told me that Ada Byrne has
+    known Ada Byrne's neighbour" -> "Ada Byrne told me that she has known her
+    neighbour". He or she when the text already calls someone so (and only one of them),
+    else they."""
+    if not name:
+        return text
+    first = name.split()[0]
+    mentions = list(
+        re.finditer(rf"\b(?:{re.escape(name)}|{re.escape(first)}(?! [A-Z]))('s)?\b", text)
+    )
+    if len(mentions) < 2:
+        return text
+    he = re.search(r"\b(?:he|him|his|himself)\b", text, re.IGNORECASE)
+    she = re.search(r"\b(?:she|her|hers|herself)\b", text, re.IGNORECASE)
+    subject, obj, owner = _PRONOUNS["he" if he and not she else "she" if she and not he else "they"]
+    out, last = text[: mentions[0].end()], mentions[0].end()
+    for mention in mentions[1:]:
+        before = text[last : mention.start()]
+        at_clause = re.search(rf"{_CLAUSE}$", text[: mention.start()]) is not None
+        word = owner if mention[1] else subject if at_clause else obj
+        out += before + word
+        last = mention.end()
+    out += text[last:]
+    if subject == "they":
+        out = _THEY_VERB.sub(
+            lambda m: (
+                f"{m[1]}{m[2]} {_PLURAL.get(m[3], _base(m[3]) if m[3].endswith('s') else m[3])}"
+            ),
+            out,
+        )
+    return out
 
 
 # --- summaries -----------------------------------------------------------------------------

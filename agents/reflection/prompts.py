@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.offline.insights import facts_of, insights_about, subject_of
-from llm.importance import importance_offline
+from agents.offline.judgments import importance
 from llm.tasks import Inputs, PromptTask, task_register
 
 QUESTIONS_PER_REFLECTION = 3
@@ -244,7 +244,7 @@ def insights_offline(inputs: Inputs, rng: random.Random) -> Insights:
                 Insight(
                     insight=text[:500],
                     because=because[:CITATIONS_PER_INSIGHT],
-                    importance=importance_offline({"memory": text}, rng).importance,
+                    importance=importance(text),
                 )
             )
     if not insights:

@@ -11,6 +11,8 @@ from agents.cognition.prompts import INTERVIEW
 from agents.events import agent_whispered, interview_answered
 from agents.models import Interview
 from agents.offline.key_words import answers, asked_about
+from agents.offline.relevance import fits
+from agents.selectors import plan_told
 from llm.importance import importance_rate
 from llm.inputs import agent_identity
 from llm.port import llm_run
@@ -23,6 +25,7 @@ from world.eventlog import EventDraft
 from world.models import Agent, Event, Simulation
 
 INTERVIEW_MEMORIES = 8  # memories an interview answers from
+INTERVIEW_RELEVANT = 4  # of them, those most relevant to the question, whatever their rank
 # Retrieved for a question, to find the memories stating its answer: a fact heard on the
 # first morning ranks lower every hour as the day's plans pile up (28th of 84 by noon).
 INTERVIEW_CANDIDATES = 500
@@ -30,14 +33,21 @@ INTERVIEW_CANDIDATES = 500
 
 def interview_recall(memories: Sequence[Memory], *, question: str, name: str) -> list[Memory]:
     """The memories `name` answers `question` from, of those retrieved for it (best
-    first): the ones with a sentence stating what it asks (`key_words.answers`) first,
-    then the rest, INTERVIEW_MEMORIES of them. Retrieval weighs recency as much as
-    relevance, so a memory stating the fact can rank behind a morning's plans that only
-    share its words ("Ada plans to be sweeping the shop" before the fair she is holding)."""
+    first): those stating what it asks in its words (`key_words.answers`), then the
+    INTERVIEW_RELEVANT most relevant to it (the paper's relevance, read as
+    `relevance.fits` does), then the rest in retrieval's order, INTERVIEW_MEMORIES of
+    them. Retrieval weighs recency as much as relevance, so the memory that answers can
+    rank behind a morning's plans ("Ada plans to be sweeping the shop" before the fair
+    she is holding)."""
+    if not memories:
+        return []
     asked = asked_about(question, name)
-    stating = [m for m in memories if answers(m.description, asked)]
-    rest = [m for m in memories if not answers(m.description, asked)]
-    return (stating + rest)[:INTERVIEW_MEMORIES]
+    stating = [i for i, m in enumerate(memories) if answers(m.description, asked)]
+    lifts = [fit.lift for fit in fits(question, [m.description for m in memories])]
+    relevant = sorted(range(len(memories)), key=lambda i: (-lifts[i], i))[:INTERVIEW_RELEVANT]
+    first = list(dict.fromkeys([*stating, *relevant]))
+    rest = [m for i, m in enumerate(memories) if i not in first]
+    return ([memories[i] for i in first] + rest)[:INTERVIEW_MEMORIES]
 
 
 WHISPER_IMPORTANCE = 8  # the least importance of an inner-voice thought
@@ -76,6 +86,7 @@ def agent_interview(
             "time": retrieval.now.strftime("%B %d, %Y, %H:%M"),
             "persona": persona,
             "memories": [f"{i}. {m}" for i, m in enumerate(memories, 1)] or ["none"],
+            "plan": plan_told(agent=agent, now=retrieval.now) or ["none"],
             "dialogue": dialogue or ["(nothing yet)"],
             "question": question,
         },

@@ -8,7 +8,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents.cognition.places import KnownPlaces
-from agents.offline.policy import place_for, routine, summary_text
+from agents.offline.policy import place_for, summary_text
+from agents.offline.routine import routine
 from bench.towns import Newcomer, newcomers_drawn, residents_spread, town_places
 from llm.inputs import agent_identity
 from tests.factories import N25, simulation_of
@@ -55,6 +56,7 @@ GRID = {
 def planned_workplace(agent: Agent, town: Town) -> tuple[str, str]:
     """The (sector, arena) the offline planner puts the resident's working hours at."""
     inputs = {
+        "agent_name": agent.name,  # as the planner asks
         "lifestyle": agent.lifestyle,
         "daily_plan_requirement": agent.daily_plan_requirement,
         "summary": summary_text({"agent_identity": agent_identity(agent), "agent_name": ""}),

@@ -59,6 +59,7 @@ def test_a_fact_the_rules_cannot_check_is_refused_and_nothing_is_written(
     assert not Evaluation.objects.exists()
 
 
+@pytest.mark.django_db  # it answers by the memories' embeddings
 def test_the_offline_resident_says_yes_only_with_a_memory_that_states_it():
     asked = {"agent_name": KLAUS, "question": f"Did you hear that {LIBRARY}?"}
     yes = interview_answer({**asked, "memories": ["1. Maria said the library closes early."]})

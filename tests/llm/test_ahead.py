@@ -4,15 +4,16 @@ background while the resident finishes the hour, and the step that decomposes ta
 from __future__ import annotations
 
 import logging
+import re
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 
+from agents.cognition.prompts import IMPORTANCE
 from llm.ahead import ahead_send, ahead_settle
 from llm.errors import LLMError
-from llm.importance import IMPORTANCE
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from tests.runtime.engine.ahead.test_ratings import run, town
@@ -21,7 +22,17 @@ from tests.runtime.workers import wait_for
 from world.models import Agent, Simulation
 
 TEN_TO_EIGHT = datetime(2023, 2, 13, 7, 50, tzinfo=UTC)
-STEPS = 90  # to 08:05: the hour's last actions start, end, and the next hour begins
+# To 08:35: each resident awake finishes an hour block and begins the next (where its
+# blocks start depends on its identity: 08:00 for one, 08:30 for another).
+STEPS = 270
+_FROM = re.compile(r"From (\d\d):(\d\d) for ")
+
+
+def block_start(call: ModelCall) -> datetime:
+    """When the hour block a decomposition call decomposes begins (its prompt says)."""
+    found = _FROM.search(call.prompt)
+    assert found is not None and call.sim_time is not None, call.prompt
+    return call.sim_time.replace(hour=int(found[1]), minute=int(found[2]), second=0)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -35,22 +46,21 @@ def test_the_next_hour_is_decomposed_ahead_and_the_log_is_the_offline_one(
             setattr(settings, key, value)
         run(simulation, settings, STEPS)
     assert [x[1:] for x in log_of(simulation)] == [y[1:] for y in log_of(offline)]
-    eight = simulation.sim_time_at(60)  # 08:00, where the residents' next hour begins
     made = ModelCall.objects.filter(simulation=simulation, task="decompose")
-    # Each 08:00 decomposition was asked while its resident was still in its 07:xx
-    # hour, in the background (with the 09:00 ones, asked in the 08:00 hour); none was
-    # asked by the step that needed it.
-    ahead = made.filter(priority=1, prompt__contains="From 08:00 ")
-    assert ahead.count() >= 2, list(made.values_list("agent_name", "priority", "sim_time"))
-    assert all(call.sim_time is not None and call.sim_time < eight for call in ahead)
-    asked_then = made.filter(priority=0, sim_time__gte=eight)
-    assert not asked_then.exists(), list(asked_then.values_list("agent_name", "sim_time"))
+    # Each block that began during the run was decomposed while its resident was still in
+    # the block before, in the background; none was asked by the step that needed it.
+    end = simulation.sim_time_at(STEPS)
+    began = [c for c in made if TEN_TO_EIGHT < block_start(c) <= end]
+    ahead = [c for c in began if c.priority == 1]
+    assert len({c.agent_name for c in ahead}) >= 2, [(c.agent_name, c.priority) for c in began]
+    assert all(c.sim_time < block_start(c) for c in ahead)
+    asked_then = [c for c in began if c.priority == 0]
+    assert not asked_then, [(c.agent_name, c.sim_time) for c in asked_then]
     # The offline run made the same decompositions, in the step that needed them.
     offline_made = ModelCall.objects.filter(simulation=offline, task="decompose")
-    later = offline_made.filter(sim_time__gte=eight)
-    assert later.count() >= 2
-    prompts = set(ahead.values_list("prompt", flat=True))
-    assert set(later.values_list("prompt", flat=True)) <= prompts
+    later = [c for c in offline_made if TEN_TO_EIGHT < block_start(c) <= end]
+    assert len(later) >= 2
+    assert {c.prompt for c in later} <= {c.prompt for c in ahead}
 
 
 @pytest.mark.django_db

@@ -1,18 +1,22 @@
-"""The offline backend: deterministic, seeded rules over the same prompts, in the ledger."""
+"""The offline backend: deterministic, seeded rules over the same prompts, in the ledger.
+Its importance is judged by meaning (agents/offline/judgments.py), from the embedding cache."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agents.cognition.prompts import IMPORTANCE
 from llm.backends import OFFLINE_MODEL, message_list
-from llm.importance import IMPORTANCE, Importance, importance_rate
+from llm.importance import Importance, importance_rate
 from llm.inputs import agent_identity
 from llm.models import ModelCall
 from llm.port import llm_run
 from llm.tokens import count_message_tokens, count_tokens
 from world.models import Simulation
+
+pytestmark = pytest.mark.django_db
 
 MUNDANE = [
     "Isabella Rodriguez is sleeping",
@@ -41,33 +45,35 @@ def offline(memory: str, seed: int = 0) -> int:
 
 def test_mundane_ranks_low_and_life_changing_high() -> None:
     assert max(offline(m) for m in MUNDANE) <= 2
-    assert min(offline(m) for m in POIGNANT) >= 7
-    assert offline("Klaus Mueller's grandmother died last night") == 10
+    assert min(offline(m) for m in POIGNANT) >= 6
+    assert offline("Klaus Mueller's grandmother died last night") >= 9
     middling = offline("Klaus Mueller is reading about gentrification")
     assert 3 <= middling <= 5
 
 
 def test_life_events_outrank_routine_in_one_memory() -> None:
-    assert offline("Isabella cannot sleep after the funeral") == 10
+    assert offline("Isabella cannot sleep after the funeral") > max(offline(m) for m in MUNDANE)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=200), st.integers(min_value=0, max_value=2**63 - 1))
 def test_any_memory_rates_1_to_10_deterministically(memory: str, seed: int) -> None:
     assert 1 <= offline(memory, seed) <= 10
     assert offline(memory, seed) == offline(memory, seed)
 
 
-def test_middle_scores_follow_the_seed() -> None:
+def test_a_rating_by_meaning_is_the_same_for_every_seed() -> None:
     memory = "Klaus Mueller is at the library desk"
-    scores = {offline(memory, seed) for seed in range(50)}
-    assert scores == {3, 4, 5}
+    assert len({offline(memory, seed) for seed in range(20)}) == 1
 
 
 @pytest.mark.django_db
 def test_offline_call_is_a_ledger_row_like_any_other(simulation: Simulation) -> None:
     agent = simulation.agents.get(name="Maria Lopez")
     memory = agent.seed_statements[0]
-    assert importance_rate(agent=agent, memory=memory) == 8  # "crush"
+    rated = offline(memory)
+    assert rated >= 7  # "a secret crush"
+    assert importance_rate(agent=agent, memory=memory) == rated
 
     call = ModelCall.objects.get()
     inputs = {"agent_name": agent.name, "agent_identity": agent_identity(agent), "memory": memory}
@@ -75,17 +81,17 @@ def test_offline_call_is_a_ledger_row_like_any_other(simulation: Simulation) -> 
     assert (call.simulation, call.agent, call.agent_name) == (simulation, agent, agent.name)
     assert (call.task, call.backend, call.model) == ("importance", "offline", OFFLINE_MODEL)
     assert call.prompt == prompt
-    assert call.raw_reply == '{"importance":8}'
-    assert call.output == {"importance": 8}
+    assert call.raw_reply == f'{{"importance":{rated}}}'
+    assert call.output == {"importance": rated}
     assert call.prompt_tokens == count_message_tokens(message_list(prompt))
-    assert call.completion_tokens == count_tokens('{"importance":8}')
+    assert call.completion_tokens == count_tokens(call.raw_reply)
     assert call.attempts == 1 and call.error == ""
     assert call.step == 0 and call.sim_time == simulation.start_time
     assert call.finished_at is not None
 
 
 @pytest.mark.django_db
-def test_same_seed_same_answers_other_seed_may_differ(simulation: Simulation) -> None:
+def test_same_answers_for_a_seed_and_by_meaning_for_every_seed(simulation: Simulation) -> None:
     memory = "Klaus Mueller is at the library desk"
     inputs = {"agent_name": "K", "agent_identity": "", "memory": memory}
 
@@ -98,7 +104,7 @@ def test_same_seed_same_answers_other_seed_may_differ(simulation: Simulation) ->
 
     first = [run(seed) for seed in range(12)]
     assert first == [run(seed) for seed in range(12)]
-    assert len(set(first)) > 1
+    assert len(set(first)) == 1  # not drawn: the memory's meaning decides
     assert isinstance(llm_run(task=IMPORTANCE, inputs=inputs), Importance)
 
 

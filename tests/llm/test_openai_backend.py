@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+from agents.cognition.prompts import IMPORTANCE
 from llm.backends import (
     LLMConfig,
     ModelRequest,
@@ -21,7 +22,7 @@ from llm.backends import (
     message_list,
 )
 from llm.dialects import strict_compatible
-from llm.importance import IMPORTANCE, Importance
+from llm.importance import Importance
 from llm.models import ModelCall
 from llm.port import (
     ModelCallFailed,

@@ -21,9 +21,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
+from agents.cognition.prompts import IMPORTANCE
 from agents.services import simulation_create_from_base
 from llm.backends import TASK_FIELD
-from llm.importance import IMPORTANCE
 from llm.models import ModelCall
 from llm.policy_server import Latency, PolicyServer
 from llm.port import ModelRequestRejected, llm_run, llm_send_ahead

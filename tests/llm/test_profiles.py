@@ -12,9 +12,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
+from agents.cognition.prompts import IMPORTANCE
 from agents.services import simulation_create_from_base
 from llm.errors import ProfileUnusable
-from llm.importance import IMPORTANCE
 from llm.models import ModelCall, ModelProfile
 from llm.policy_server import PolicyServer
 from llm.port import llm_run

@@ -11,9 +11,9 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from agents.cognition.prompts import IMPORTANCE
 from agents.services import simulation_create_from_base
 from llm.errors import BudgetExhausted
-from llm.importance import IMPORTANCE
 from llm.models import ModelCall, ModelUsage
 from llm.policy_server import PolicyServer
 from llm.port import llm_run

@@ -1,5 +1,6 @@
-"""The language-model port's pure rules: token counts, the offline importance policy,
-reading a model's reply, backoff delays and the offline seed; no database, no server."""
+"""The language-model port's pure rules: token counts, reading a model's reply, backoff
+delays and the offline seed; no server (the offline backend's answer reads the embedding
+cache: agents/offline/judgments.py, tested in tests/agents/offline/test_judgments.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import random
 import pytest
 from pydantic import BaseModel
 
+from agents.cognition.prompts import IMPORTANCE
 from llm.backends import (
     ModelRequest,
     OfflineBackend,
@@ -15,7 +17,7 @@ from llm.backends import (
     message_list,
     parse_reply,
 )
-from llm.importance import IMPORTANCE, Importance, importance_offline
+from llm.importance import Importance
 from llm.openai_backend import backoff_delay
 from llm.tasks import PromptTask
 from llm.tokens import count_message_tokens, count_tokens
@@ -25,14 +27,6 @@ INPUTS = {
     "agent_identity": "Name: Klaus Mueller",
     "memory": "Klaus Mueller is reading at the library",
 }
-
-
-class MiddleRng(random.Random):
-    """A generator whose every draw in 3..5 is 4: a 4 means no lexicon rule matched."""
-
-    def randint(self, a: int, b: int) -> int:
-        assert (a, b) == (3, 5)
-        return 4
 
 
 class EdgeRng(random.Random):
@@ -83,61 +77,6 @@ def test_only_the_content_of_a_message_is_counted() -> None:
     short = [{"role": "user", "content": "hi"}]
     long_role = [{"role": "a-very-long-role-name-indeed", "content": "hi"}]
     assert count_message_tokens(short) == count_message_tokens(long_role) == 3 + 3 + 1
-
-
-# --- the offline importance policy ---------------------------------------------------
-
-
-def rate(memory: str) -> int:
-    return importance_offline({**INPUTS, "memory": memory}, MiddleRng()).importance
-
-
-@pytest.mark.parametrize(
-    ("memory", "score"),
-    [
-        ("Klaus Mueller's grandmother passed away", 10),
-        ("Isabella Rodriguez got engaged to her partner", 9),
-        ("Maria Lopez was diagnosed with the flu", 9),
-        ("Klaus Mueller got a new job at the library", 8),
-        ("Sam Moore is running in the mayoral election", 8),
-        ("Isabella is planning a birthday celebration", 7),
-        ("Klaus Mueller is worried about his paper", 6),
-        ("Maria Lopez decided to study physics", 6),
-        ("Isabella Rodriguez is making her bed", 1),
-        ("Klaus Mueller woke up", 1),
-        ("Maria Lopez is cooking lunch", 2),
-        ("Isabella Rodriguez is taking a bath", 2),
-    ],
-)
-def test_each_lexicon_level(memory: str, score: int) -> None:
-    assert rate(memory) == score
-
-
-def test_the_higher_rule_wins_when_several_match() -> None:
-    assert rate("Maria Lopez is excited about the wedding") == 9  # 6 and 9
-    assert rate("Klaus Mueller is too worried to sleep") == 6  # 6 and 1
-    assert rate("Isabella Rodriguez is sleeping after dinner") == 1  # 1 is checked before 2
-
-
-def test_rules_match_whole_words_in_any_case() -> None:
-    assert rate("THE FUNERAL IS TODAY") == 10
-    assert rate("Klaus Mueller sits by the fireplace") == 4  # "fire" is not a word here
-    assert rate("Maria Lopez meets her deadline") == 4  # nor "dead"
-    assert rate("Isabella Rodriguez read the restaurant review") == 4  # nor "rest"
-
-
-def test_anything_else_is_drawn_from_3_to_5_by_the_calls_generator() -> None:
-    assert rate("Klaus Mueller is reading at the library") == 4
-    drawn = {importance_offline(INPUTS, random.Random(seed)).importance for seed in range(40)}
-    assert drawn == {3, 4, 5}
-
-
-def test_a_matched_rule_ignores_the_generator() -> None:
-    scores = {
-        importance_offline({**INPUTS, "memory": "a fire broke out"}, random.Random(s)).importance
-        for s in range(20)
-    }
-    assert scores == {9}
 
 
 # --- reading a model's reply ---------------------------------------------------------
@@ -226,7 +165,6 @@ def test_the_seed_is_the_same_in_every_process() -> None:
     # changes the answers of every recorded offline run.
     seed = IMPORTANCE.seed(simulation_seed=42, inputs=INPUTS)
     assert seed == 7850686379457450418
-    assert IMPORTANCE.run_offline(seed=seed, inputs=INPUTS) == Importance(importance=5)
 
 
 def test_the_seed_depends_on_the_task() -> None:
@@ -234,7 +172,7 @@ def test_the_seed_depends_on_the_task() -> None:
         name="importance-twin",
         template=IMPORTANCE.template,
         output=Importance,
-        offline=importance_offline,
+        offline=IMPORTANCE.offline,
     )
     assert twin.seed(simulation_seed=42, inputs=INPUTS) != IMPORTANCE.seed(
         simulation_seed=42, inputs=INPUTS
@@ -253,6 +191,7 @@ def test_inputs_are_seeded_as_the_text_the_prompt_shows() -> None:
     )
 
 
+@pytest.mark.django_db
 def test_the_offline_backend_answers_in_json_a_model_reply_would_parse_to() -> None:
     seed = IMPORTANCE.seed(simulation_seed=3, inputs=INPUTS)
     messages = message_list(IMPORTANCE.render(INPUTS))

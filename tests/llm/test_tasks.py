@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from agents.cognition.prompts import IMPORTANCE
 from llm.errors import TaskInputError, UnknownTask
-from llm.importance import IMPORTANCE
 from llm.tasks import (
     TEMPLATES_DIR,
     PromptTask,
@@ -102,6 +102,7 @@ def test_token_counts_add_up_over_whitespace(a: str, b: str) -> None:
     assert count_tokens(a) <= len(a)
 
 
+@pytest.mark.django_db  # the importance rule reads the embedding cache
 def test_offline_policy_gets_a_seeded_generator() -> None:
     out = IMPORTANCE.run_offline(seed=3, inputs={**INPUTS, "memory": "Klaus is at the desk"})
     again = IMPORTANCE.offline({**INPUTS, "memory": "Klaus is at the desk"}, random.Random(3))

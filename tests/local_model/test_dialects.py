@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from agents.cognition.prompts import DAY_PLAN
-from llm.importance import IMPORTANCE
+from agents.cognition.prompts import DAY_PLAN, IMPORTANCE
 from llm.local import LocalModelServer
 from llm.models import ModelCall
 from llm.port import llm_run

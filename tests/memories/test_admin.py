@@ -30,7 +30,8 @@ def simulation(api: APIClient) -> Simulation:
                 agent=ISABELLA,
                 kind=MemoryKind.REFLECTION,
                 description="Isabella's regulars are her friends",
-                importance=6,
+                # Less poignant than her party: the newest memory, it would lead on recency.
+                importance=4,
                 evidence=(3, 1),
             )
         ],

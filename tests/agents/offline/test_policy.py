@@ -1,5 +1,6 @@
 """The offline day: wake and bed times from the lifestyle, work from the requirement, a
-plan that covers the day, hour blocks at places the resident knows. No database."""
+plan that covers the day, hour blocks at places the resident knows. The identity is read
+by meaning (the memory stream's embeddings, cached in the database)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,9 @@ from agents.offline.policy import (
     hhmm,
     hourly_blocks,
     place_for,
-    routine,
     summary_text,
-    times_in,
 )
+from agents.offline.routine import routine
 from llm.tasks import Inputs
 
 PLACES = "\n".join(
@@ -57,6 +57,7 @@ MARIA: Inputs = {
     "living_area": "the Ville:Dorm for Oak Hill College:Maria Lopez's room",
     "places": PLACES,
 }
+pytestmark = pytest.mark.django_db
 RESIDENTS = pytest.mark.parametrize(
     "inputs", [ISABELLA, KLAUS, MARIA], ids=["isabella", "klaus", "maria"]
 )
@@ -64,15 +65,6 @@ RESIDENTS = pytest.mark.parametrize(
 
 def _plan_lines(inputs: Inputs) -> list[str]:
     return [f"{hhmm(s)} ({m} min): {d}" for d, s, m in day_plan(inputs, random.Random(1))]
-
-
-def test_times_come_from_the_lifestyle_text() -> None:
-    assert times_in(str(KLAUS["lifestyle"])) == {"bed": 23 * 60, "wake": 7 * 60, "dinner": 17 * 60}
-    assert times_in("She wakes up at 6:30am and is asleep by 10pm.") == {
-        "wake": 6 * 60 + 30,
-        "bed": 22 * 60,
-    }
-    assert times_in("No times at all.") == {}
 
 
 def test_a_routine_wakes_at_the_lifestyle_time_and_works_the_required_hours() -> None:
@@ -122,7 +114,7 @@ def test_a_night_owl_stays_up_past_midnight_then_sleeps() -> None:
 
 def test_a_student_studies_at_college() -> None:
     descriptions = [d for d, _, _ in day_plan(KLAUS, random.Random(1))]
-    assert "studying at Oak Hill College" in descriptions
+    assert "studying at the library of Oak Hill College" in descriptions  # the room it names
 
 
 @RESIDENTS

@@ -1,4 +1,5 @@
-"""Offline conversations and interviews: news passed on in the first person. No database."""
+"""Offline conversations and interviews: news passed on in the first person (what is news is
+judged by meaning, with the embeddings cached in the database)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from agents.offline.talk import (
     first_person,
     react,
 )
+
+pytestmark = pytest.mark.django_db
 
 ISABELLA, KLAUS = "Isabella Rodriguez", "Klaus Mueller"
 PARTY = "Isabella Rodriguez is planning a Valentine's Day party at Hobbs Cafe on February 14th"

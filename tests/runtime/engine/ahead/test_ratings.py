@@ -11,8 +11,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents.events import PERCEIVED_KINDS
+from agents.offline.judgments import importance
 from agents.services import simulation_create_from_base
-from llm.importance import importance_provisional
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from memories.models import Memory
@@ -58,11 +58,9 @@ def test_a_memory_is_rated_by_its_owner_at_its_due_step_and_counts_then(
     for key, created in provisional.items():
         due = created.payload["rating_due"]
         assert due == created.step + 30
-        # Made with the lexicon's score, rated at exactly its due step (by its owner: the
+        # Made with the stand-in's score, rated at exactly its due step (by its owner: the
         # event names the memory's agent), or still provisional when that is past the run.
-        assert created.payload["importance"] == importance_provisional(
-            created.payload["description"]
-        )
+        assert created.payload["importance"] == importance(created.payload["description"])
         memory = Memory.objects.get(agent__simulation=simulation, agent__name=key[0], number=key[1])
         if due <= STEPS:
             step, score = rated[key]

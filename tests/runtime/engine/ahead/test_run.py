@@ -105,7 +105,7 @@ def test_reflections_while_residents_run_ahead_are_the_barriers(user: User, sett
             base=N25,
             seed=5,
             start_time=SEVEN,
-            config={"cognition": "paper", "reflection_threshold": 20},
+            config={"cognition": "paper", "reflection_threshold": 12},
         )
 
     barrier = run(town(), settings, "barrier", 120)
