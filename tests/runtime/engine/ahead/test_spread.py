@@ -134,7 +134,7 @@ def test_a_worker_killed_mid_run_hands_its_groups_on_and_the_log_is_the_barriers
         second = second_worker(first)
         second.start()
         try:
-            wait_for(lambda: frozen_deciding(simulation, second), 120, "the second worker")
+            wait_for(lambda: frozen_deciding(simulation, second), 300, "the second worker")
             holders = {h for h, group in calls_of(simulation) if group == second.pid}
             second.kill()  # frozen, so the calls it had in flight are still in flight
         finally:
