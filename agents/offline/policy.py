@@ -14,7 +14,7 @@ import random
 import re
 
 from agents.offline.clock import DAY
-from agents.offline.routine import routine
+from agents.offline.routine import places_of, routine
 from agents.sleep import is_bedtime
 from llm.tasks import Inputs
 from world.addresses import Address
@@ -43,16 +43,6 @@ def hhmm(minutes: int) -> str:
 def minutes_of(text: str) -> int:
     hours, _, mins = text.partition(":")
     return int(hours) * 60 + int(mins or 0)
-
-
-def places_of(text: str) -> dict[str, list[str]]:
-    """'sector: arena, arena' lines -> {sector: [arenas]}."""
-    places: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        sector, _, arenas = line.partition(":")
-        if sector.strip():
-            places[sector.strip()] = [a.strip() for a in arenas.split(",") if a.strip()]
-    return places
 
 
 # Kinds of public place the routine goes to, by the words of an arena's name.

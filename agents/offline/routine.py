@@ -305,7 +305,7 @@ def _named(name: str, text: str) -> bool:
 def _known_away(living_area: str, places_text: str) -> dict[str, list[str]]:
     """The sectors the resident knows, with their arenas, but its home."""
     home = Address.parse(living_area).sector
-    return {sector: arenas for sector, arenas in _places(places_text).items() if sector != home}
+    return {sector: arenas for sector, arenas in places_of(places_text).items() if sector != home}
 
 
 def _place_of(clauses: Sequence[Clause], roles: Sequence[str], places: dict[str, list[str]]) -> str:
@@ -373,7 +373,8 @@ def _place_meant(
     return candidates[best]
 
 
-def _places(text: str) -> dict[str, list[str]]:
+def places_of(text: str) -> dict[str, list[str]]:
+    """'sector: arena, arena' lines -> {sector: [arenas]}."""
     places: dict[str, list[str]] = {}
     for line in text.splitlines():
         sector, _, arenas = line.partition(":")
