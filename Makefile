@@ -81,11 +81,11 @@ schema: migrate
 
 # The suite in PYTEST_WORKERS parallel processes (pytest-xdist), each with its own test
 # database and Redis databases (docs/testing.md, "In parallel"); tests sharing a module's,
-# package's or directory's fixture run in one worker (--dist loadgroup). Three on 2 cores:
-# the tests wait on Celery workers, servers and Postgres much of their time.
-# PYTEST_WORKERS=0 runs it in one process. The 25 slowest tests are printed at the end,
-# so a slow CI run says where its time went.
-PYTEST_WORKERS ?= 3
+# package's or directory's fixture run in one worker (--dist loadgroup). One process by
+# default: in three (PYTEST_WORKERS=3, 1.4x as fast) three load-sensitive tests still
+# fail at times (docs/testing.md). The 25 slowest tests are printed at the end, so a slow
+# CI run says where its time went.
+PYTEST_WORKERS ?= 0
 pytest: install install-local chromium
 	$(VENV)/bin/pytest -q --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup
 
