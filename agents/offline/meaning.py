@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memories.embeddings import Vectors, embed_passages_in_process, embedder_in_process
+from memories.embeddings import Vectors, embed_passages, embedder_in_process
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 
@@ -79,7 +79,7 @@ def _vectors_of(examples: ExampleSet) -> Vectors:
     with _vectors_lock:
         found = _example_vectors.get(key)
     if found is None:
-        found = embed_passages_in_process(texts=examples.texts)
+        found = embed_passages(texts=examples.texts, in_process=True)
         with _vectors_lock:
             _example_vectors[key] = found
     return found
@@ -87,7 +87,7 @@ def _vectors_of(examples: ExampleSet) -> Vectors:
 
 def vectors(texts: Sequence[str]) -> Vectors:
     """The memory stream's vectors of `texts` (passages), shape (len(texts), dims)."""
-    return embed_passages_in_process(texts=list(texts))
+    return embed_passages(texts=list(texts), in_process=True)
 
 
 def judge(texts: Sequence[str], examples: ExampleSet, *, k: int = 5) -> list[Judgment]:

@@ -162,7 +162,7 @@ def third_person(text: str, speaker: str) -> str:
     ]
 
     def after_name(m: re.Match[str]) -> str:
-        # "Klaus Mueller and I are": a pair keeps its plural verb.
+        # "Tobin Reyes and I are": a pair keeps its plural verb.
         pair = re.search(r"\b[A-Z][\w'-]* and $", m.string[: m.start()]) is not None
         verb = m["verb"] if pair else verb_after_name(m["verb"])
         return f"{speaker} {m['adverb'] or ''}{verb}"
@@ -174,12 +174,12 @@ def third_person(text: str, speaker: str) -> str:
 
 
 _ADVERBS = "sometimes|often|always|usually|never|also|really|just|still|rarely"
-# A verb with its "n't" whole: "I haven't" -> "Maria hasn't", never "Maria havens't".
+# A verb with its "n't" whole: "I haven't" -> "Ada hasn't", never "Ada havens't".
 _I_VERB = re.compile(rf"\bI (?P<adverb>(?:{_ADVERBS}) )?(?P<verb>[a-z]+(?:n't)?)(?![\w'])")
 _NOT_VERBS = {"am", "was", "were", "will", "would", "can", "could", "should", "might", "must"}
 _NOT_VERBS |= {"may", "had", "did", "a", "the", "to", "and", "in", "at", "on", "also", "often"}
 _NOT_VERBS |= {"really", "always", "never", "just"}
-# Irregular past tenses stay as they are after a name ("I told" -> "Maria told").
+# Irregular past tenses stay as they are after a name ("I told" -> "Ada told").
 _IRREGULAR_PAST = {"told", "said", "met", "went", "saw", "heard", "made", "thought", "knew"}
 _IRREGULAR_PAST |= {"got", "took", "came", "found", "gave", "left", "felt", "kept", "bought"}
 _IRREGULAR_PAST |= {"brought", "began", "ran", "wrote", "spoke", "sent", "spent", "taught"}
@@ -247,7 +247,7 @@ def named_again(fact: str, name: str) -> str:
 
 
 def tell(memory: str, speaker: str, first_person: Callable[[str, str], str]) -> str:
-    """How `speaker` passes on a memory: news it heard says who told it ("Maria Lopez told
+    """How `speaker` passes on a memory: news it heard says who told it ("Ada Quill told
     me that ..."), keeping the key facts word for word; its own thoughts in its voice."""
     fact, source = fact_and_source(memory)
     if source:

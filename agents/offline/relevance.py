@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.offline.meaning import Judgment, example_set, judge, vectors
-from memories.embeddings import Vectors, embed_query_in_process, embedder_in_process
+from memories.embeddings import Vectors, embed_query, embedder_in_process
 
 QUESTIONS = "interview_questions"  # kinds of question: news, fact, plan, self
 STATEMENTS = "statements"  # kinds of statement: news, everyday
@@ -51,7 +51,7 @@ _calibrations: dict[str, _Calibration] = {}
 
 def query_vectors(texts: Sequence[str]) -> Vectors:
     """The retrieval query vectors of `texts` (cached by text, as retrieval's are)."""
-    return np.stack([embed_query_in_process(text=text) for text in texts])
+    return np.stack([embed_query(text=text, in_process=True) for text in texts])
 
 
 def _calibration() -> _Calibration:
@@ -72,7 +72,7 @@ def fits(question: str, texts: Sequence[str]) -> list[Fit]:
     if not texts:
         return []
     known = _calibration()
-    asked = embed_query_in_process(text=question)
+    asked = embed_query(text=question, in_process=True)
     found = vectors(texts)
     cosines = found @ asked
     general = known.statements @ asked  # the question against statements in general

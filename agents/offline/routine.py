@@ -342,7 +342,7 @@ def workplace_of(clauses: Sequence[Clause], living_area: str, places_text: str) 
 
 
 def _place_named(text: str, places: dict[str, list[str]]) -> tuple[str, str] | None:
-    # Longest names first: "Oak Hill College" before a sector called "College".
+    # Longest names first: "Quillon College" before a sector called "College".
     for sector in sorted(places, key=len, reverse=True):
         if _named(sector, text):
             arena = next((a for a in places[sector] if _named(a, text)), "")
