@@ -184,3 +184,29 @@ def test_news_told_to_one_resident_is_passed_on_to_another(kind: str, text: str)
     assert f"{TELLER} told me that" in said, (kind, said)
     fact = memo.removesuffix(f" ({TELLER} told me).")
     assert fact.lower().rstrip(".") in said.lower(), (kind, said)
+
+
+@pytest.mark.parametrize(
+    ("summary", "sociable"),
+    [
+        (
+            "Name: Wren Halloway\nAge: 24\nInnate traits: lively, talkative, warm\n"
+            "Learned traits: Wren Halloway is a student of geology at the mining school who "
+            "loves meeting people at the market.",
+            True,
+        ),
+        (
+            "Name: Osric Penhale\nAge: 58\nInnate traits: shy, private, careful\n"
+            "Learned traits: Osric Penhale repairs clocks alone in his workshop and rarely "
+            "goes out in the evening.",
+            False,
+        ),
+    ],
+)
+def test_sociable_is_read_from_the_surest_line_of_the_identity(
+    summary: str, sociable: bool
+) -> None:
+    """The study or work a summary names says nothing of it; the traits do."""
+    from agents.offline.news import _sociable
+
+    assert _sociable(summary) is sociable
