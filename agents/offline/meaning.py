@@ -10,11 +10,15 @@ text), so a memory's judgment costs no embedding beyond the one it is stored wit
 where a simulation embeds with a billed server: the stand-in then judges with the
 in-process default, so its judgments cost no call and never fail with the server. The
 examples' vectors are computed once per process (and cached in the database like any
-passage). Deterministic for a given embedding model.
+passage). Deterministic for a given embedding model. For the default in-process model
+the examples' vectors ship beside their files (`examples/vectors/`, written by `manage.py
+stand_in_vectors`), so a new process judges at once instead of embedding about a thousand
+examples first (seconds, the first calls of every worker and web process).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Sequence
@@ -27,6 +31,7 @@ import numpy as np
 from memories.embeddings import Vectors, embed_passages, embedder_in_process
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
+SHIPPED = EXAMPLES / "vectors"
 
 
 @dataclass(frozen=True)
@@ -71,18 +76,65 @@ def example_set(name: str) -> ExampleSet:
 
 
 _vectors_lock = threading.Lock()
-_example_vectors: dict[tuple[str, str], Vectors] = {}
+_example_vectors: dict[tuple[str, str, str], Vectors] = {}  # by embedder, set, statements
 
 
 def _vectors_of(examples: ExampleSet) -> Vectors:
-    key = (embedder_in_process().name, examples.name)
+    key = (embedder_in_process().name, examples.name, texts_digest(examples.texts))
     with _vectors_lock:
         found = _example_vectors.get(key)
     if found is None:
-        found = embed_passages(texts=examples.texts, in_process=True)
+        found = _shipped(key[0], examples)
+        if found is None:
+            found = embed_passages(texts=examples.texts, in_process=True)
         with _vectors_lock:
             _example_vectors[key] = found
     return found
+
+
+def texts_digest(texts: Sequence[str]) -> str:
+    """What shipped vectors were computed from: the example statements, in order."""
+    return hashlib.sha256("\x1f".join(texts).encode("utf-8")).hexdigest()
+
+
+def shipped_path(embedder: str, name: str) -> Path:
+    return SHIPPED / embedder.replace(":", "-") / f"{name}.npz"
+
+
+def _shipped(embedder: str, examples: ExampleSet) -> Vectors | None:
+    """The set's shipped vectors, if they were computed by this embedder from these very
+    statements (an example edited since is embedded again)."""
+    path = shipped_path(embedder, examples.name)
+    if not path.is_file():
+        return None
+    with np.load(path) as data:
+        if str(data["digest"]) != texts_digest(examples.texts):
+            return None
+        found: Vectors = np.asarray(data["vectors"], dtype=np.float32)
+    return found
+
+
+def example_sets() -> list[ExampleSet]:
+    return [example_set(path.stem) for path in sorted(EXAMPLES.glob("*.json"))]
+
+
+def example_vectors_stale() -> list[str]:
+    """The example sets whose shipped vectors are missing or from other statements."""
+    embedder = embedder_in_process().name
+    return [e.name for e in example_sets() if _shipped(embedder, e) is None]
+
+
+def example_vectors_write() -> list[Path]:
+    """Compute every example set's vectors with the in-process embedder and ship them."""
+    embedder = embedder_in_process().name
+    written = []
+    for examples in example_sets():
+        path = shipped_path(embedder, examples.name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        found = embed_passages(texts=examples.texts, in_process=True)
+        np.savez(path, vectors=found, digest=np.array(texts_digest(examples.texts)))
+        written.append(path)
+    return written
 
 
 def vectors(texts: Sequence[str]) -> Vectors:

@@ -31,10 +31,12 @@ from world.leases import EPOCH_KEY
 from world.models import Event, Simulation, SimulationStatus
 
 START = datetime(2023, 2, 13, 7, 30, tzinfo=UTC)
-# The model port's bounds in the workers: a call is in flight 2 s at most (one attempt),
-# so the watchdog settles a call a killed worker left in flight 6 s after it began.
+# The model port's bounds in the workers: a call is in flight 5 s at most (one attempt),
+# so the watchdog settles a call a killed worker left in flight 9 s after it began. (The
+# stand-in answering here reads a resident's first day plan from its identity: up to 3.3 s
+# measured with three asked at once on two busy cores.)
 MODEL_BOUNDS = {
-    "SMALLVILLE_LLM_TIMEOUT": "2",
+    "SMALLVILLE_LLM_TIMEOUT": "5",
     "SMALLVILLE_LLM_MAX_RETRIES": "0",
     "SMALLVILLE_LLM_MAX_REASKS": "0",
 }

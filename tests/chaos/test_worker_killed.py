@@ -43,7 +43,7 @@ def test_worker_killed_during_agent_steps(
     the worker dies once one agent's decision is stored and another's call is in flight.
     The model answers one resident slowly, so that moment lasts (as in the ahead test)."""
     simulation = chaos_simulation(user, seed=21)
-    server.slow(0.3, prompts={"Isabella Rodriguez": 1.2})  # within the workers' 2 s timeout
+    server.slow(0.3, prompts={"Isabella Rodriguez": 1.2})  # within the workers' 5 s timeout
     with broker_worker(redis, worker_env(server, SMALLVILLE_SHARD_SIZE="1")) as worker:
         worker.run_start(simulation, STEPS)
 
@@ -74,7 +74,7 @@ def test_worker_killed_during_a_reflection_job(
 ) -> None:
     """Every resident reflects on its first observation; the model takes its time with
     reflections. The worker dies while a job runs, a reflection call in flight."""
-    simulation = chaos_simulation(user, seed=22, reflection_threshold=4)
+    simulation = chaos_simulation(user, seed=22, reflection_threshold=1)
     server.slow(0, reflection_questions=1.0, reflection_insights=1.0)
     with broker_worker(redis, worker_env(server), concurrency=2) as worker:
         worker.run_start(simulation, STEPS)
@@ -177,7 +177,7 @@ def test_worker_killed_while_residents_run_ahead(
     engine."""
     simulation = chaos_simulation(user, seed=23)
     slow = "Isabella Rodriguez"
-    server.slow(0.3, prompts={slow: 1.2})  # within the workers' 2 s timeout
+    server.slow(0.3, prompts={slow: 1.2})  # within the workers' 5 s timeout
     env = worker_env(server, SMALLVILLE_ENGINE="ahead", SMALLVILLE_AHEAD_ORDER="ahead")
     with broker_worker(redis, env) as worker:
         worker.run_start(simulation, STEPS)

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-import pytest
+from io import StringIO
 
-from agents.offline.meaning import ExampleSet, judge, similarity
+import numpy as np
+import pytest
+from django.core.management import call_command
+
+from agents.offline.meaning import (
+    ExampleSet,
+    example_sets,
+    judge,
+    shipped_path,
+    similarity,
+    texts_digest,
+)
+from memories.embedders import PASSAGE
+from memories.embeddings import embedder_in_process
 
 # Made up here: two kinds of statement, in words the texts judged below do not share.
 WEATHER = (
@@ -56,3 +69,43 @@ def test_similarity_is_a_matrix_of_cosines() -> None:
     matrix = similarity(["a gale on the coast"], [WEATHER[0], MEALS[0]])
     assert matrix.shape == (1, 2)
     assert matrix[0, 0] > matrix[0, 1]
+
+
+@pytest.mark.django_db
+def test_every_example_set_ships_the_vectors_its_statements_embed_to() -> None:
+    """A new process judges at once: each set's vectors ship, computed from its statements
+    as they are now (an edited set fails here until `manage.py stand_in_vectors` runs)."""
+    embedder = embedder_in_process().name
+    for examples in example_sets():
+        path = shipped_path(embedder, examples.name)
+        assert path.is_file(), f"{path} missing: run manage.py stand_in_vectors"
+        with np.load(path) as data:
+            assert str(data["digest"]) == texts_digest(examples.texts), examples.name
+            shipped = data["vectors"]
+        assert shipped.shape == (len(examples.texts), 384)
+        sample = list(examples.texts[:: max(1, len(examples.texts) // 5)])
+        fresh = embedder_in_process().embed(sample, PASSAGE)
+        rows = shipped[:: max(1, len(examples.texts) // 5)]
+        assert np.allclose(rows, fresh, atol=1e-5), examples.name
+
+
+@pytest.mark.django_db
+def test_a_set_edited_after_its_vectors_shipped_is_embedded_again() -> None:
+    """Vectors of other statements are never used for a set, shipped or held by the
+    process: the statements must match."""
+    shipped = next(examples for examples in example_sets() if examples.name == "importance")
+    judge(["Bramwell fractured his ankle on the quay."], shipped)
+    edited = ExampleSet(
+        name="importance",
+        texts=("Quillon sold the last of the orchard's pears.", "Vessa broke her wrist."),
+        labels=("3", "8"),
+    )
+    found = judge(["Bramwell fractured his ankle on the quay."], edited, k=1)
+    assert found[0].label == "8"
+
+
+@pytest.mark.django_db
+def test_the_vectors_command_checks_the_shipped_vectors_are_current() -> None:
+    out = StringIO()
+    call_command("stand_in_vectors", "--check", stdout=out)
+    assert "current" in out.getvalue()
