@@ -97,7 +97,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("agents/offline/talk.py", "has"): "third-person verbs a clause opens with",
     ("agents/offline/news.py", "and"): "conjunctions that end a clause",
     ("agents/offline/news.py", "are"): "auxiliaries that take no third-person ending",
-    ("agents/offline/routine.py", "in"): "prepositions of place",
+    ("agents/offline/clauses.py", "in"): "prepositions of place",
     ("agents/offline/intention.py", "will"): "modals an intention opens with",
     ("agents/offline/clock.py", "at"): "prepositions of time",
     ("agents/offline/clock.py", "until"): "prepositions of an end of time",

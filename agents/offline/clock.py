@@ -55,6 +55,14 @@ _PART_OF = re.compile(
     r"(very\s+)?(early\s+|late\s+)?\w+$",
     re.IGNORECASE,
 )
+_TWELVE_AM = re.compile(r"\b12(?:[:.]\d\d)?\s*a\.?\s?m\b", re.IGNORECASE)
+# Clauses part at punctuation (after "a.m." or "p.m." only when a capital follows) and
+# before "and", "but" or "then".
+_CLAUSE = re.compile(
+    r"(?<![aApP]\.[mM]\.)(?<=[.;!?,])\s+|(?<=[aApP]\.[mM]\.)\s+(?=[A-Z])"
+    r"|(?<!\d)\s+(?=\band\b|\bbut\b|\bthen\b)"
+)
+_AT_NIGHT = re.compile(r"\bnight\b", re.IGNORECASE)
 _UNTIL = re.compile(r"\b(until|till|til|to|before|by)\s*$", re.IGNORECASE)
 _RANGE_JOIN = re.compile(r"\s*(?:\bto\b|\buntil\b|\btill\b|\band\b|-|\u2013)\s*", re.IGNORECASE)
 _NAMED_DAY_RULES = frozenset(
@@ -105,7 +113,7 @@ def times_in(text: str, *, today: date | None = None) -> list[When]:
     "next Tuesday") are resolved against `today`."""
     found: list[When] = []
     offset = 0
-    for clause in re.split(r"(?<=[.;!?,])\s+|(?<!\d)\s+(?=\band\b|\bbut\b|\bthen\b)", text):
+    for clause in _CLAUSE.split(text):
         at = text.find(clause, offset)
         offset = at + len(clause)
         found += [_moved(w, at) for w in _clause_times(clause, today or date(2000, 1, 3))]
@@ -227,6 +235,16 @@ def _when(text: str, found: object, production: tuple[object, ...], today: date)
     elif start is not None and last is None and isinstance(found, Time):
         end = None
     bare = bare and not part
+    # Each end of a range by its own words ("2 pm to ten at night").
+    pieces = _RANGE_JOIN.split(words, maxsplit=1) if end is not None else [words]
+    if _TWELVE_AM.search(pieces[0]):
+        start = _after_midnight(start)
+    if _AT_NIGHT.search(pieces[0]):
+        start = _small_hours(start)
+    if end is not None and _TWELVE_AM.search(pieces[-1]):
+        end = _after_midnight(end)
+    if end is not None and _AT_NIGHT.search(pieces[-1]):
+        end = _small_hours(end)
     if found is not None and isinstance(found, Interval) and start is not None and end is not None:
         start = _afternoon_start(words, start, end)
     by = False
@@ -256,6 +274,17 @@ def _honest(time: Time, words: str) -> bool:
     word = re.sub(r"^(very)?(early|late)", "", time.POD) or time.POD
     lowered = words.lower()
     return word in lowered or (word == "morning" and "early" in lowered) or "tonight" in lowered
+
+
+def _after_midnight(minute: int | None) -> int | None:
+    """12 am is midnight (the parser reads "12 a.m." as noon)."""
+    return minute - 12 * 60 if minute is not None and 12 * 60 <= minute < 13 * 60 else minute
+
+
+def _small_hours(minute: int | None) -> int | None:
+    """Four or half past twelve "at night" is before dawn (the parser reads it as 16:00
+    or 12:30)."""
+    return minute - 12 * 60 if minute is not None and 12 * 60 <= minute < 18 * 60 else minute
 
 
 def _minute(time: Time) -> int | None:

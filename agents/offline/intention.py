@@ -19,8 +19,8 @@ from agents.offline.asked_time import moment_meant
 from agents.offline.meaning import example_set, judge
 from agents.offline.news import intention as happening_meant
 from agents.offline.news import windowed
+from agents.offline.places import places_of
 from agents.offline.policy import lines_of
-from agents.offline.routine import places_of
 from llm.tasks import Inputs
 
 THOUGHTS = "thoughts"

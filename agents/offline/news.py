@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from agents.offline.judgments import EVENT, judgments, kind
+from agents.offline.places import places_of
 from agents.offline.policy import lines_of
-from agents.offline.routine import places_of
 from llm.tasks import Inputs
 
 _STARTERS = {"My", "Me", "We", "Our", "For", "The", "It", "Its", "This", "That", "There", "A"}

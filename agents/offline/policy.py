@@ -14,7 +14,8 @@ import random
 import re
 
 from agents.offline.clock import DAY
-from agents.offline.routine import places_of, routine
+from agents.offline.places import places_of
+from agents.offline.routine import routine
 from agents.sleep import is_bedtime
 from llm.tasks import Inputs
 from world.addresses import Address

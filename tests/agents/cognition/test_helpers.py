@@ -12,7 +12,7 @@ from agents.cognition.blocks import Block
 from agents.cognition.perception import is_free
 from agents.cognition.places import KnownPlaces, sector_arena, single_occupancy
 from agents.cognition.planning import NextAction
-from agents.offline.routine import places_of
+from agents.offline.places import places_of
 from agents.sleep import is_bedtime, is_sleeping
 from world.models import Agent, Town
 

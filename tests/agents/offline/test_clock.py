@@ -48,6 +48,28 @@ def test_a_range_keeps_both_ends_and_may_cross_midnight(text: str, start: int, e
     assert [w.overnight for w in times_in(text) if not w.part] == [end < start]
 
 
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("Tamsin locks the boathouse at 12 a.m.", 0, None),
+        ("Brannoc sleeps from 12:30am", 30, None),
+        ("Yselde turns in at half past twelve at night", 30, None),
+        ("the night porter Cadoc is in bed by four o'clock at night", None, 4 * 60),
+        ("Wenna rakes the kiln at 2 at night", 2 * 60, None),
+        ("Hollis closes the tavern at eleven at night", 23 * 60, None),
+        ("Jory's hours are 2 p.m. to ten at night", 14 * 60, 22 * 60),
+        ("Merryn minds the signal box from 12 pm until 12 am", 12 * 60, 0),
+        ("Piran works from 10pm to 12:30 a.m.", 22 * 60, 30),
+    ],
+)
+def test_midnight_and_the_small_hours_said_at_night_are_before_dawn(
+    text: str, start: int | None, end: int | None
+) -> None:
+    """ "12 a.m." is midnight and "four at night" is 04:00 (the parser reads both as
+    afternoon times); each end of a range by its own words."""
+    assert _one(text) == (start, end)
+
+
 def test_an_hour_without_am_or_pm_is_marked_bare_for_the_caller_to_place() -> None:
     bare = times_in("in bed by ten")[0]
     assert (bare.end, bare.bare) == (10 * 60, True)  # "by ten": ends then, morning or night

@@ -215,7 +215,53 @@ EATS_AT_CAFE = [
         not_work_at="Larkspur Cafe",
     ),
 ]
-EVERYONE = BAKER + STUDENT + NURSE + STALL + LIBRARIAN + INNKEEPER + EATS_AT_CAFE
+# Said in less usual ways: the morning as the subject, times that open the sentence, the
+# small hours "at night", midnight as "12 a.m.", a shift said as being at a place.
+PHRASED = [
+    Resident(
+        "Tegen Vosper",
+        "Vosper cottage: kitchen",
+        "Mornings start at 5:00 am for Tegen. Tegen is asleep by 9pm.",
+        "Tegen is on duty at the bakehouse of Pellow's Bakery from 6.00 until 14.00.",
+        "Tegen Vosper is 41 years old. Tegen Vosper is patient, practical.",
+        5 * H,
+        ("Pellow's Bakery", "bakehouse"),
+        (6 * H, 14 * H),
+    ),
+    Resident(
+        "Bryok Hale",
+        "Hale rooms: bedroom",
+        "Bryok sleeps through the morning and gets up at 2:30 pm. Bryok is asleep by 7:30 am.",
+        "Nights, 10pm to 6 a.m., Bryok is at St Odran's Infirmary.",
+        "Bryok Hale is 33 years old. Bryok Hale is steady.",
+        14 * H + 30,
+        ("St Odran's Infirmary", ""),
+        (22 * H, 6 * H),
+    ),
+    Resident(
+        "Elowen Tresize",
+        "Tresize house: parlour",
+        "Elowen is out of bed at 6:15. Elowen goes to bed at 12 a.m.",
+        "From 8:00am to 4:00pm Elowen is at Greenmantle Market. Elowen has lunch at Larkspur Cafe.",
+        "Elowen Tresize is 29 years old. Elowen Tresize sells cheese.",
+        6 * H + 15,
+        ("Greenmantle Market", ""),
+        (8 * H, 16 * H),
+        not_work_at="Larkspur Cafe",
+    ),
+    Resident(
+        "Massen Kitto",
+        "Kitto flat: bedroom",
+        "Massen rises at noon. Massen goes to bed at half past three at night.",
+        "Massen's hours are 2 p.m. to ten at night. Massen eats at Larkspur Cafe most days.",
+        "Massen Kitto is 50 years old. Massen Kitto runs the taproom of The Lantern Inn.",
+        12 * H,
+        ("The Lantern Inn", "taproom"),
+        (14 * H, 22 * H),
+        not_work_at="Larkspur Cafe",
+    ),
+]
+EVERYONE = BAKER + STUDENT + NURSE + STALL + LIBRARIAN + INNKEEPER + EATS_AT_CAFE + PHRASED
 RESIDENTS = pytest.mark.parametrize("resident", EVERYONE, ids=[r.name for r in EVERYONE])
 
 
