@@ -37,7 +37,7 @@ def test_times_that_open_a_sentence_belong_to_the_clause_after_them() -> None:
 
 @pytest.mark.django_db
 def test_a_sentence_does_not_end_at_the_dot_of_pm() -> None:
-    """"2 p.m. to ten at night" is one range; "7 a.m. She ..." still parts two sentences."""
+    """ "2 p.m. to ten at night" is one range; "7 a.m. She ..." still parts two sentences."""
     assert _roles("Massen's hours are 2 p.m. to ten at night.", "Massen Kitto") == [
         ("work", [(14 * 60, 22 * 60)])
     ]
