@@ -13,7 +13,9 @@ in stated hours, news reach among residents who talked with a holder, interview
 agreement with memory (and false claims), plan questions answered with the plan's place,
 whispered intentions in the next plan, each with its numerator and denominator
 (bench/generality/measure.py says how each is judged), plus wall time, worlds, seed and
-machine. `--simulations ID,...` measures simulations this bench made earlier instead.
+machine. `--simulations ID,...` measures simulations this bench made earlier instead;
+`--routines N` only reads N worlds' identities as the stand-in does (bench/generality/
+routines.py: wake, work hours and workplace against the truth, no run, about a minute).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from django.db.models import Max
 
 from bench.generality.measure import empty, figures
 from bench.generality.record import record_read
+from bench.generality.routines import routines_read
 from bench.generality.run import world_live
 from bench.generality.world import World, world_make
 from bench.machine import stamp
@@ -59,7 +62,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hours", type=float, default=24.0, help="sim hours from midnight")
     parser.add_argument("--sec-per-step", type=int, default=60)
     parser.add_argument("--simulations", default="", help="measure these, do not run")
+    parser.add_argument(
+        "--routines", type=int, default=0, help="read N worlds' identities only (no run)"
+    )
     args = parser.parse_args(argv)
+    if args.routines:
+        found = routines_read(range(args.seed, args.seed + args.routines))
+        worlds = {"worlds": args.routines, "seed": args.seed, "backend": "offline"}
+        print(json.dumps({**stamp(), **worlds, "routines": found}, indent=2, default=str))
+        return
     started = time.perf_counter()
     total = empty()
     worlds: list[dict[str, Any]] = []

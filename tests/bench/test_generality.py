@@ -17,6 +17,7 @@ from bench.generality.clock import phrasings
 from bench.generality.measure import COMMUTE, figures, on_shift
 from bench.generality.news import EVENT_KINDS, INTENTIONS, NEWS_QUESTIONS, PLAN_QUESTIONS
 from bench.generality.record import Record, record_read
+from bench.generality.routines import routines_read
 from bench.generality.run import world_live
 from bench.generality.world import World, world_make
 from world.models import Base, Location, LocationKind
@@ -252,3 +253,19 @@ def test_no_world_holds_a_name_of_the_ville_or_its_two_events() -> None:
         text = fingerprint(world_make(seed))
         for word in banned:
             assert not re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE), (seed, word)
+
+
+@pytest.mark.django_db
+def test_the_routines_measure_counts_every_resident_once_per_figure() -> None:
+    """`--routines`: each figure over every resident of the worlds (the workplace also by
+    how the identity names it), shares of what the stand-in read right."""
+    found = routines_read(range(3))
+    residents = sum(len(world_make(seed).people) for seed in range(3))
+    for figure in ("wake", "work_start", "work_end", "workplace"):
+        tally = found[figure]
+        assert tally["denominator"] == residents
+        assert 0 <= tally["numerator"] <= residents
+        assert tally["share"] == round(tally["numerator"] / residents, 4)
+    by_naming = [v for k, v in found.items() if k.startswith("workplace named by")]
+    assert sum(v["denominator"] for v in by_naming) == residents
+    assert sum(v["numerator"] for v in by_naming) == found["workplace"]["numerator"]
