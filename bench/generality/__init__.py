@@ -67,9 +67,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.routines:
-        found = routines_read(range(args.seed, args.seed + args.routines))
-        worlds = {"worlds": args.routines, "seed": args.seed, "backend": "offline"}
-        print(json.dumps({**stamp(), **worlds, "routines": found}, indent=2, default=str))
+        read = routines_read(range(args.seed, args.seed + args.routines))
+        about = {"worlds": args.routines, "seed": args.seed, "backend": "offline"}
+        print(json.dumps({**stamp(), **about, "routines": read}, indent=2, default=str))
         return
     started = time.perf_counter()
     total = empty()
