@@ -23,7 +23,7 @@ import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +45,12 @@ class ExampleSet:
     @property
     def label_names(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(self.labels))
+
+    @cached_property
+    def digest(self) -> str:
+        """What its vectors are computed from (`texts_digest`), once per set: every
+        judgment looks its vectors up by it."""
+        return texts_digest(self.texts)
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,7 @@ _example_vectors: dict[tuple[str, str, str], Vectors] = {}  # by embedder, set, 
 
 
 def _vectors_of(examples: ExampleSet) -> Vectors:
-    key = (embedder_in_process().name, examples.name, texts_digest(examples.texts))
+    key = (embedder_in_process().name, examples.name, examples.digest)
     with _vectors_lock:
         found = _example_vectors.get(key)
     if found is None:
@@ -108,7 +114,7 @@ def _shipped(embedder: str, examples: ExampleSet) -> Vectors | None:
     if not path.is_file():
         return None
     with np.load(path) as data:
-        if str(data["digest"]) != texts_digest(examples.texts):
+        if str(data["digest"]) != examples.digest:
             return None
         found: Vectors = np.asarray(data["vectors"], dtype=np.float32)
     return found
@@ -132,7 +138,7 @@ def example_vectors_write() -> list[Path]:
         path = shipped_path(embedder, examples.name)
         path.parent.mkdir(parents=True, exist_ok=True)
         found = embed_passages(texts=examples.texts, in_process=True)
-        np.savez(path, vectors=found, digest=np.array(texts_digest(examples.texts)))
+        np.savez(path, vectors=found, digest=np.array(examples.digest))
         written.append(path)
     return written
 

@@ -91,7 +91,7 @@ _NOUN_PHRASE = re.compile(
 
 def happening_what(text: str, place: str = "") -> str:
     """What a happening is called, by grammar: the last word of the noun phrase naming it
-    ("a Valentine's Day party" -> "party", "the chess final" -> "final"); the first noun
+    ("a midsummer lantern party" -> "party", "the chess final" -> "final"); the first noun
     phrase after the subject's, before the place; "" when the text has none."""
     before = text.split(place, 1)[0] if place and place in text else text
     found = list(_NOUN_PHRASE.finditer(before))

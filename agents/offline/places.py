@@ -50,10 +50,11 @@ def place_of(clauses: Sequence[Clause], roles: Sequence[str], places: dict[str, 
     return ""
 
 
-def workplace_of(clauses: Sequence[Clause], living_area: str, places_text: str) -> tuple[str, str]:
-    """(sector, arena) of work: named in a clause of work, else nearest its meaning."""
-    home = Address.parse(living_area).sector
-    places = known_away(living_area, places_text)
+def workplace_of(
+    clauses: Sequence[Clause], home: str, places: dict[str, list[str]]
+) -> tuple[str, str]:
+    """(sector, arena) of work among the known `places` away from `home`: named in a
+    clause of work, else nearest its meaning."""
     working = [c for c in clauses if c.role in WORK_ROLES]
     # A clause that states the hours of work names its place before one that does not;
     # another clause may name the room of it.

@@ -16,6 +16,7 @@ from agents.offline.clauses import REST, WORK_ROLES, Clause, clauses_of
 from agents.offline.clock import DAY, When
 from agents.offline.places import known_away, place_named, place_of, workplace_of
 from llm.tasks import Inputs
+from world.addresses import Address
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,9 @@ def routine(inputs: Inputs) -> Routine:
 def _routine(
     lifestyle: str, requirement: str, summary: str, living_area: str, places: str, name: str
 ) -> Routine:
+    home = Address.parse(living_area).sector
     away = known_away(living_area, places)
-    clauses = [
-        _away_from_bed(c, away) for c in clauses_of([requirement, lifestyle, summary], name=name)
-    ]
+    clauses = [_shift_at(c, away) for c in clauses_of([requirement, lifestyle, summary], name=name)]
     wake, bed = _sleep_times(clauses)
     working = [c for c in clauses if c.role in WORK_ROLES]
     studies = bool(working) and working[0].role == "study"
@@ -72,18 +72,19 @@ def _routine(
         if hours is None:  # no hours stated: from an hour after waking until dinner
             start, end = max(start, wake + 60), max(end, dinner)
         end = max(min(end, latest), start + 60)
-    sector, arena = workplace_of(clauses, living_area, places)
-    known = known_away(living_area, places)
-    meal = place_of(clauses, ("meal",), known)
-    leisure = place_of(clauses, ("leisure",), known)
+    sector, arena = workplace_of(clauses, home, away)
+    meal = place_of(clauses, ("meal",), away)
+    leisure = place_of(clauses, ("leisure",), away)
     return Routine(wake, bed, dinner, start, end, sector, arena, studies, meal, leisure)
 
 
-def _away_from_bed(clause: Clause, away: dict[str, list[str]]) -> Clause:
+def _shift_at(clause: Clause, away: dict[str, list[str]]) -> Clause:
     """One sleeps at home, and an errand or a meal does not take hours: three hours or
     more of rest, an errand, a meal or no activity said at a place away from home
     ("nights, 11pm to 7am, at the inn", "from 8 to 4 at the market") are a shift there."""
-    spans = [(w.end - w.start) % DAY for w in clause.times if w.is_range]  # type: ignore[operator]
+    spans = [
+        (w.end - w.start) % DAY for w in clause.times if w.start is not None and w.end is not None
+    ]
     shift = clause.role in (*REST, "about", "meal", "errand") and any(s >= 180 for s in spans)
     if shift and place_named(clause.text, away) is not None:
         return replace(clause, role="work")
