@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
+from agents.offline import meaning
 from agents.offline.meaning import (
     ExampleSet,
     example_sets,
@@ -16,8 +17,9 @@ from agents.offline.meaning import (
     similarity,
     texts_digest,
 )
-from memories.embedders import PASSAGE
+from memories.embedders import PASSAGE, text_hash
 from memories.embeddings import embedder_in_process
+from memories.models import EmbeddingCache
 
 # Made up here: two kinds of statement, in words the texts judged below do not share.
 WEATHER = (
@@ -109,3 +111,16 @@ def test_the_vectors_command_checks_the_shipped_vectors_are_current() -> None:
     out = StringIO()
     call_command("stand_in_vectors", "--check", stdout=out)
     assert "current" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_new_process_judges_with_the_shipped_vectors_and_embeds_no_example() -> None:
+    """As a fresh worker does (the process's memo empty): a judgment by a shipped set
+    embeds only the text judged, none of the set's statements (no cache row for them)."""
+    meaning._example_vectors.clear()  # what a new process starts with
+    sociable = next(examples for examples in example_sets() if examples.name == "sociable")
+    found = judge(["Perrin Voss is the loudest voice at every harvest supper."], sociable)
+    assert found[0].label in sociable.label_names
+    hashes = [text_hash(text) for text in sociable.texts]
+    model = embedder_in_process().name
+    assert not EmbeddingCache.objects.filter(model=model, text_hash__in=hashes).exists()
