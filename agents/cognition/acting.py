@@ -113,6 +113,8 @@ def start_action(mind: Mind, block: Block, action: NextAction) -> None:
     """Head for the action's place and do it until its end; the object there takes the
     action's state when the resident arrives (at once if it is there already)."""
     address = mind.places.resolve(block.sector, block.arena, action.address)
+    if taken(mind, address):  # another of its kind there that is free ("second bed")
+        address = next((a for a in mind.places.alike(address) if not taken(mind, a)), address)
     try:
         path = path_to_location(town=mind.context.town, start=mind.agent.tile, address=address)
     except (Unreachable, UnknownAddress, NotWalkable):

@@ -78,6 +78,20 @@ class KnownPlaces:
             return self.address(sector, arena, match[0])
         return self.address(sector, arena)
 
+    def alike(self, address: str) -> list[str]:
+        """The other known objects of the address's arena of the same kind, by the last
+        word of their names ("second bed" beside "bed"), that the town has."""
+        place = Address.parse(address)
+        kind = place.leaf.lower().split()[-1:] if place.is_object else []
+        addresses = town_addresses_cached(town_id=self.town.pk)
+        return [
+            other
+            for name in self.objects_in(place.sector, place.arena)
+            if name.lower().split()[-1:] == kind and name != place.leaf
+            for other in [self.address(place.sector, place.arena, name)]
+            if other in addresses
+        ]
+
     def resolve(self, sector: str, arena: str, where: str) -> str:
         """`where` as an address: an address stays, a bare name ("bed") is the arena's
         object nearest to it."""

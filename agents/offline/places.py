@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.offline.clauses import AWAY_ROLES, WORK_ROLES, Clause
+from agents.offline.clauses import AWAY_ROLES, WORK_ROLES, Clause, common_words
 from agents.offline.meaning import similarity
 from world.addresses import Address
 
@@ -93,7 +93,9 @@ def _place_meant(
         return "", ""
     # What the resident is (clauses without hours) says more of where than its hours do.
     texts = [c.meaning for c in working if not c.times][:4] or [c.meaning for c in working[:4]]
-    names = [f"{arena} of {sector}" for sector, arena in candidates] + [f"a room at {home}"]
+    texts = [common_words(text) for text in texts]
+    names = [f"{common_words(arena)} of {common_words(sector)}" for sector, arena in candidates]
+    names.append(f"a room at {common_words(home)}")
     row = similarity(texts, names).max(axis=0)
     # A trade and its place often share a stem ("the sawyer", "Kell sawmill"; "a baker",
     # "the bakehouse"): the resident's own words and the place's, not a list of trades.

@@ -84,19 +84,20 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
         evening = f"relaxing at {r.leisure_place}"
     cafes = _sectors_with(places, "cafe")
     lunch = f"having lunch at {cafes[0]}" if cafes else "having lunch at home"
-    lunch_minutes = 60
-    if r.meal_place:  # where its identity says it eats
-        lunch = f"having lunch at {r.meal_place}"
-        lunch_minutes = 30 if r.meal_place == r.workplace else 60
-    elif r.workplace:  # a working day's lunch is a short break where one works
+    lunch_minutes, dinner_label = 60, _DINNER
+    if r.workplace:  # a working day's lunch is a short break where one works
         lunch, lunch_minutes = f"having lunch at {r.workplace}", 30
+    if r.meal_place and (r.meal_time == "midday" or not r.workplace):
+        lunch = f"having lunch at {r.meal_place}"  # its identity says it lunches there
+    elif r.meal_place:  # a place it eats at, at no said time: after work
+        dinner_label = f"having dinner at {r.meal_place}"
     day = [_HOME] * DAY
     if r.night_work:  # dinner before the night's work; asleep after it
-        _span(day, r.work_start - 120, r.work_start - 60, _DINNER)
+        _span(day, r.work_start - 120, r.work_start - 60, dinner_label)
     else:
         dinner = max(r.dinner, r.work_end)
         _span(day, dinner + 60, r.bed, evening)
-        _span(day, dinner, dinner + 60, _DINNER)
+        _span(day, dinner, dinner + 60, dinner_label)
         if r.bed < r.wake:
             _span(day, 0, r.bed, "staying up at home")
     _span(day, r.wake, r.wake + 60, _MORNING)

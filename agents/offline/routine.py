@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from agents.offline.clauses import REST, WORK_ROLES, Clause, clauses_of
+from agents.offline.clauses import REST, WORK_ROLES, Clause, clauses_of, common_words
 from agents.offline.clock import DAY, When
+from agents.offline.meaning import example_set, judge
 from agents.offline.places import known_away, place_named, place_of, workplace_of
 from llm.tasks import Inputs
 from world.addresses import Address
@@ -30,6 +31,7 @@ class Routine:
     work_arena: str = ""  # the arena of the workplace its identity names, if one
     studies: bool = False  # its work is study
     meal_place: str = ""  # a sector it eats at, named in a clause of meals
+    meal_time: str = "any"  # when it eats there: "midday", "evening", "morning" or "any"
     leisure_place: str = ""  # a sector it spends free time at, named in a clause of leisure
 
     @property
@@ -73,9 +75,20 @@ def _routine(
             start, end = max(start, wake + 60), max(end, dinner)
         end = max(min(end, latest), start + 60)
     sector, arena = workplace_of(clauses, home, away)
-    meal = place_of(clauses, ("meal",), away)
+    meal, meal_time = _meal_place(clauses, away)
     leisure = place_of(clauses, ("leisure",), away)
-    return Routine(wake, bed, dinner, start, end, sector, arena, studies, meal, leisure)
+    return Routine(wake, bed, dinner, start, end, sector, arena, studies, meal, meal_time, leisure)
+
+
+def _meal_place(clauses: Sequence[Clause], away: dict[str, list[str]]) -> tuple[str, str]:
+    """The sector a clause of meals names, and the meal's time of day by its meaning
+    ("has lunch at ...": midday; "likes the soup at ...": any)."""
+    for clause in clauses:
+        found = place_named(clause.text, away) if clause.role == "meal" else None
+        if found is not None:
+            meaning = common_words(clause.meaning, lead=True)
+            return found[0], judge([meaning], example_set("meal_times"))[0].label
+    return "", "any"
 
 
 def _shift_at(clause: Clause, away: dict[str, list[str]]) -> Clause:
