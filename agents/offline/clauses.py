@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agents.offline.clock import When, times_in
 from agents.offline.meaning import Judgment, example_set, judge
@@ -40,9 +40,7 @@ def clauses_of(texts: Sequence[str], *, name: str = "") -> list[Clause]:
         for sentence in _SENTENCE.split(text):
             pieces += _pieces(sentence, name)
     distinct = list(dict.fromkeys(piece.meaning for piece in pieces))
-    # Judged by their common words: a made-up name ("Ferris tea room") outweighs them.
-    judged = judge([common_words(text, lead=True) for text in distinct], example_set("day_roles"))
-    roles = dict(zip(distinct, judged, strict=True))
+    roles = dict(zip(distinct, _roles_judged(distinct), strict=True))
     return [
         Clause(
             piece.text,
@@ -57,16 +55,43 @@ def clauses_of(texts: Sequence[str], *, name: str = "") -> list[Clause]:
 def common_words(text: str, *, lead: bool = False) -> str:
     """A text's common words: proper names ("Korwick", a town's name) say nothing of a
     trade or a place's use and, made up, outweigh the words that do ("the teacher",
-    "classroom of Istford school"). With `lead`, the text's first word stays whatever its
-    case (a sentence's: "Mornings start"). Lowered whole when no common word of four
-    letters or more is left ("Hobbs Cafe")."""
+    "classroom of Istford school"). A name of several words keeps its last, lowered, which
+    says what it names ("Hobbs Cafe": cafe); a one-word name goes. With `lead`, the
+    text's first word stays whatever its case (a sentence's: "Mornings start"). Lowered
+    whole when no common word of four letters or more is left."""
     head, rest = ("", text)
     if lead:
         head, _, rest = text.partition(" ")
-    common = head + " " + re.sub(r"(?<![\w'])[A-Z][\w'-]*", " ", rest)
+    common = head + " " + _NAME.sub(_name_head, rest)
     if not re.search(r"[a-z]{4,}", common):
         return text.lower()
     return " ".join(common.split())
+
+
+_NAME = re.compile(r"(?<![\w'])[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+
+
+def _name_head(match: re.Match[str]) -> str:
+    words = match[0].split()
+    return f" {words[-1].lower()} " if len(words) > 1 else " "
+
+
+def _roles_judged(texts: Sequence[str]) -> list[Judgment]:
+    """Each text judged as written and by its common words together (the sum of the two
+    judgments' scores): a made-up name can outweigh the words that say what is done
+    ("has tea at Karrek tea room"), and a name can say it ("Hobbs Cafe")."""
+    examples = example_set("day_roles")
+    written = judge(texts, examples)
+    common = judge([common_words(text, lead=True) for text in texts], examples)
+    judged = []
+    for one, other in zip(written, common, strict=True):
+        scores = {
+            label: (one.scores.get(label, 0.0) + other.scores.get(label, 0.0)) / 2
+            for label in {*one.scores, *other.scores}
+        }
+        label = max(scores, key=lambda name: (scores[name], name == one.label))
+        judged.append(replace(one, label=label, score=scores[label], scores=scores))
+    return judged
 
 
 def _role(judgment: Judgment, times: Sequence[When]) -> str:

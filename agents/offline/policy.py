@@ -87,9 +87,13 @@ def day_plan(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, int]]:
     lunch_minutes, dinner_label = 60, _DINNER
     if r.workplace:  # a working day's lunch is a short break where one works
         lunch, lunch_minutes = f"having lunch at {r.workplace}", 30
-    if r.meal_place and (r.meal_time == "midday" or not r.workplace):
-        lunch = f"having lunch at {r.meal_place}"  # its identity says it lunches there
-    elif r.meal_place:  # a place it eats at, at no said time: after work
+    # Where its identity says it eats: at lunch when it says lunch, or when it keeps no
+    # counter through the day (it studies, or works at home); else after work.
+    keeps_hours = bool(r.workplace) and not r.studies
+    if r.meal_place and (r.meal_time == "midday" or not keeps_hours):
+        lunch = f"having lunch at {r.meal_place}"
+        lunch_minutes = 30 if keeps_hours or r.meal_place == r.workplace else 60
+    elif r.meal_place:
         dinner_label = f"having dinner at {r.meal_place}"
     day = [_HOME] * DAY
     if r.night_work:  # dinner before the night's work; asleep after it

@@ -340,3 +340,82 @@ def test_a_night_worker_sleeps_by_day_and_works_through_the_night(resident: Resi
     working = _working(blocks)
     assert any(s == 0 for s, *_ in working) and any(s + m == 24 * H for s, m, *_ in working)
     assert not any(s < 6 * H or s >= 22 * H for s, _ in asleep), blocks
+
+
+# Where it eats, by the meal's time of day as said: a worker who says it lunches somewhere
+# goes there for a short break at noon; one who only says it eats there goes after work.
+LUNCHES_OUT = Resident(
+    "Senara Pascoe",
+    "Pascoe house: kitchen",
+    "Senara is up at 6:30. Senara goes to bed at 10:30pm.",
+    "Senara works at Greenmantle Market from 8 to 5. Senara lunches at Larkspur Cafe.",
+    "Senara Pascoe is 36 years old. Senara Pascoe sells honey.",
+    6 * H + 30,
+    ("Greenmantle Market", ""),
+    (8 * H, 17 * H),
+)
+EATS_THERE = Resident(
+    "Jory Nance",
+    "Nance flat: bedroom",
+    "Jory gets up at 6 sharp. Jory turns in at 11pm.",
+    "Jory keeps the pier of Saltgate Quay from 7am till 4pm. Jory is fond of the fish stew "
+    "at Larkspur Cafe.",
+    "Jory Nance is 44 years old. Jory Nance mends nets.",
+    6 * H,
+    ("Saltgate Quay", "pier"),
+    (7 * H, 16 * H),
+)
+
+
+@pytest.mark.django_db
+def test_a_worker_who_lunches_out_takes_a_short_break_there_at_noon() -> None:
+    plan = day_plan(LUNCHES_OUT.inputs(), random.Random(3))
+    lunch = [(s, m) for what, s, m in plan if what == "having lunch at Larkspur Cafe"]
+    assert lunch == [(12 * H, 30)], plan
+    assert not any(what.startswith("having dinner at Larkspur") for what, _, _ in plan), plan
+
+
+@pytest.mark.django_db
+def test_a_worker_who_only_says_it_eats_somewhere_goes_there_after_work() -> None:
+    plan = day_plan(EATS_THERE.inputs(), random.Random(3))
+    assert ("having lunch at Saltgate Quay", 12 * H, 30) in plan, plan
+    dinner = [s for what, s, _ in plan if what == "having dinner at Larkspur Cafe"]
+    assert dinner and dinner[0] >= 16 * H, plan
+
+
+# Named by occupation only, in a town of made-up names: the place nearest its trade by
+# the common words of both ("cooper", "cooperage"), not the made-up names.
+TRADES_TOWN = "\n".join(
+    [
+        "Trethowan cooperage: barrel shed, stave yard",
+        "Penhallow chandlery: shop floor, rope loft",
+        "Karrek tea room: dining room",
+        "Mennor cottage: kitchen, bedroom",
+        "Bosvean school: classroom, staff room",
+        "Lannow museum: gallery, store room",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "workplace"),
+    [
+        ("Wenna is Porthkerris's only cooper.", "Trethowan cooperage"),
+        ("Wenna has been the teacher here for years.", "Bosvean school"),
+        ("Wenna is the one schoolmaster in Porthkerris Cove.", "Bosvean school"),
+        ("Wenna is Porthkerris's ship chandler.", "Penhallow chandlery"),
+    ],
+)
+@pytest.mark.django_db
+def test_an_occupation_alone_names_its_workplace_among_made_up_names(
+    said: str, workplace: str
+) -> None:
+    inputs = {
+        "agent_name": "Wenna Tonkin",
+        "lifestyle": "Wenna is up at 7. Wenna goes to bed at 11pm.",
+        "daily_plan_requirement": "Wenna works from 9 to 5. Wenna has tea at Karrek tea room.",
+        "summary": f"Wenna Tonkin is 39 years old. Wenna Tonkin is kind. {said}",
+        "living_area": "Porthkerris:Mennor cottage:kitchen",
+        "places": TRADES_TOWN,
+    }
+    assert routine(inputs).workplace == workplace
