@@ -215,8 +215,9 @@ def _when(text: str, found: object, production: tuple[object, ...], today: date)
     if text[end_at : end_at + 1] == "s" and not re.match(r"\w", text[end_at + 1 : end_at + 2]):
         end_at += 1  # "mornings", "nights"
     words = text[start_at:end_at]
-    if re.match(r"\w", text[end_at : end_at + 1]) or re.search(r"\w$", text[:start_at]):
-        return None  # inside a word: "fr" of "from" is no Friday
+    inside = re.match(r"\w|['’](?!s\b)\w", text[end_at : end_at + 3])
+    if inside or re.search(r"\w$", text[:start_at]):
+        return None  # inside a word: "fr" of "from" is no Friday, "Don" of "Don't" no Thursday
     ends = [t for t in (first, last) if t is not None]
     if not ends or not all(_honest(t, words) for t in ends):
         return None

@@ -83,3 +83,28 @@ def test_a_thought_commits_to_a_named_place_at_its_time() -> None:
         16,
         "go to Sorrel yard at 4pm to help Tove tar the boat",
     )
+
+
+@pytest.mark.parametrize(
+    "thought",
+    [
+        "Don't forget: Sorrel yard at six o'clock in the evening, to pay what I owe Tove.",
+        "Note to self: six in the evening, Sorrel yard, fetch the oars Tove left for me.",
+        "Mustn't be late: 6 pm at Sorrel yard, I promised to see the new hull.",
+    ],
+)
+@pytest.mark.django_db
+def test_a_reminder_to_oneself_commits_today_at_its_hour(thought: str) -> None:
+    meant = intention(
+        {
+            "thought": thought,
+            "date": "2024-05-09",  # a Thursday: "Don" of "Don't" is no Thursday a week on
+            "time": "08:00",
+            "places": "Sorrel yard: slipway\nTove's house: kitchen",
+            "plan": ["none"],
+            "summary": "Tove Lind mends nets.",
+            "agent_name": "Tove Lind",
+        }
+    )
+    assert meant is not None
+    assert (meant.place, meant.start.isoformat()) == ("Sorrel yard:slipway", "2024-05-09T18:00:00")
