@@ -215,7 +215,7 @@ def _when(text: str, found: object, production: tuple[object, ...], today: date)
     if text[end_at : end_at + 1] == "s" and not re.match(r"\w", text[end_at + 1 : end_at + 2]):
         end_at += 1  # "mornings", "nights"
     words = text[start_at:end_at]
-    inside = re.match(r"\w|['’](?!s\b)\w", text[end_at : end_at + 3])
+    inside = re.match(r"\w|['\u2019](?!s\b)\w", text[end_at : end_at + 3])
     if inside or re.search(r"\w$", text[:start_at]):
         return None  # inside a word: "fr" of "from" is no Friday, "Don" of "Don't" no Thursday
     ends = [t for t in (first, last) if t is not None]

@@ -21,6 +21,10 @@ from world.addresses import Address
 # nearest place is not.
 ABOVE_OTHERS = 0.025
 ABOVE_HOME = 0.02
+# How near in meaning a known place must be to a room of the resident's own home to be
+# taken for someone's home ("kitchen of lodge" beside its "kitchen of house"), never a
+# workplace found by meaning.
+HOMELIKE = 0.92
 STEM_BONUS = 0.05  # added to the similarity of a place whose name shares a stem with the trade
 
 
@@ -51,10 +55,13 @@ def place_of(clauses: Sequence[Clause], roles: Sequence[str], places: dict[str, 
 
 
 def workplace_of(
-    clauses: Sequence[Clause], home: str, places: dict[str, list[str]]
+    clauses: Sequence[Clause],
+    home: str,
+    places: dict[str, list[str]],
+    home_rooms: Sequence[str] = (),
 ) -> tuple[str, str]:
-    """(sector, arena) of work among the known `places` away from `home`: named in a
-    clause of work, else nearest its meaning."""
+    """(sector, arena) of work among the known `places` away from `home` (whose rooms are
+    `home_rooms`): named in a clause of work, else nearest its meaning."""
     working = [c for c in clauses if c.role in WORK_ROLES]
     # A clause that states the hours of work names its place before one that does not;
     # another clause may name the room of it.
@@ -71,7 +78,7 @@ def workplace_of(
         for sector in places
         if _named(sector, clause.text)
     }
-    return _place_meant(working, places, away, home) if working else ("", "")
+    return _place_meant(working, places, away, home, home_rooms) if working else ("", "")
 
 
 def place_named(text: str, places: dict[str, list[str]]) -> tuple[str, str] | None:
@@ -84,10 +91,14 @@ def place_named(text: str, places: dict[str, list[str]]) -> tuple[str, str] | No
 
 
 def _place_meant(
-    working: Sequence[Clause], places: dict[str, list[str]], away: set[str], home: str
+    working: Sequence[Clause],
+    places: dict[str, list[str]],
+    away: set[str],
+    home: str,
+    home_rooms: Sequence[str],
 ) -> tuple[str, str]:
     """The known place nearest in meaning to the occupation, if it stands out from the
-    other places (each place by its nearest arena) and from home."""
+    other places (each place by its nearest arena) and from home; none like its home."""
     candidates = [(s, a) for s, arenas in places.items() if s not in away for a in arenas]
     if len({sector for sector, _ in candidates}) < 2:
         return "", ""
@@ -101,6 +112,10 @@ def _place_meant(
     # "the bakehouse"): the resident's own words and the place's, not a list of trades.
     own = _stems(" ".join(texts))
     row[:-1] += [STEM_BONUS if own & _stems(name) else 0.0 for name in names[:-1]]
+    if home_rooms:  # a place much like a room of its own home is another's home
+        rooms = [f"{common_words(arena)} of {common_words(home)}" for arena in home_rooms]
+        homelike = similarity(names[:-1], rooms).max(axis=1)
+        row[:-1] = np.where(homelike >= HOMELIKE, -1.0, row[:-1])
     best = int(np.argmax(row[:-1]))
     sector = candidates[best][0]
     others: dict[str, float] = {}

@@ -15,7 +15,7 @@ from functools import lru_cache
 from agents.offline.clauses import REST, WORK_ROLES, Clause, clauses_of, common_words
 from agents.offline.clock import DAY, When
 from agents.offline.meaning import example_set, judge
-from agents.offline.places import known_away, place_named, place_of, workplace_of
+from agents.offline.places import known_away, place_named, place_of, places_of, workplace_of
 from llm.tasks import Inputs
 from world.addresses import Address
 
@@ -74,7 +74,7 @@ def _routine(
         if hours is None:  # no hours stated: from an hour after waking until dinner
             start, end = max(start, wake + 60), max(end, dinner)
         end = max(min(end, latest), start + 60)
-    sector, arena = workplace_of(clauses, home, away)
+    sector, arena = workplace_of(clauses, home, away, places_of(places).get(home, []))
     meal, meal_time = _meal_place(clauses, away)
     leisure = place_of(clauses, ("leisure",), away)
     return Routine(wake, bed, dinner, start, end, sector, arena, studies, meal, meal_time, leisure)

@@ -384,15 +384,19 @@ def test_a_worker_who_only_says_it_eats_somewhere_goes_there_after_work() -> Non
 
 
 # Named by occupation only, in a town of made-up names: the place nearest its trade by
-# the common words of both ("cooper", "cooperage"), not the made-up names.
+# the common words of both ("cooper", "cooperage"), not the made-up names, and never a
+# place much like its own home (a neighbour's).
 TRADES_TOWN = "\n".join(
     [
         "Trethowan cooperage: barrel shed, stave yard",
         "Penhallow chandlery: shop floor, rope loft",
         "Karrek tea room: dining room",
         "Mennor cottage: kitchen, bedroom",
+        "Polgrean house: kitchen, parlour",  # neighbours' homes: nobody's workplace
+        "Chenhalls lodge: bedroom, sitting room",
         "Bosvean school: classroom, staff room",
         "Lannow museum: gallery, store room",
+        "Trelawn pottery: throwing room, kiln yard",
     ]
 )
 
@@ -404,6 +408,9 @@ TRADES_TOWN = "\n".join(
         ("Wenna has been the teacher here for years.", "Bosvean school"),
         ("Wenna is the one schoolmaster in Porthkerris Cove.", "Bosvean school"),
         ("Wenna is Porthkerris's ship chandler.", "Penhallow chandlery"),
+        # What it is doing now names a room of a home: not where it works.
+        ("Wenna is the only potter here. Wenna is papering the kitchen.", "Trelawn pottery"),
+        ("Wenna works as a potter. Wenna is tidying the bedroom.", "Trelawn pottery"),
     ],
 )
 @pytest.mark.django_db
