@@ -61,10 +61,14 @@ def _place_named(thought: str, places: dict[str, list[str]]) -> str:
     return f"{sector}:{arena or (places[sector][0] if places[sector] else '')}"
 
 
-# The inner voice speaks in the first person ("I should", "let me"); "Ada plans to be ..."
-# is a memory of a plan, not an intention to add to it.
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|let's)\b", re.IGNORECASE)
 _PLAN_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d)-(\d\d:\d\d): .*?, at (.+) of (.+)$")
+
+
+# The inner voice speaks in the first person ("I should", "let me"), or writes itself a
+# memo, a short head and a colon ("Don't forget: the library at 6pm"); "Ada plans to be
+# ..." is a memory of a plan, not an intention to add to it.
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|let's)\b", re.IGNORECASE)
+_MEMO = re.compile(r"^[^:.;!?]{1,30}:\s")
 
 
 def _place_planned(plan: object, moment: datetime) -> str:
@@ -95,7 +99,7 @@ def intention(inputs: Inputs) -> Meant | None:
             day + timedelta(minutes=happening.start),
             day + timedelta(minutes=happening.end),
         )
-    if not _FIRST_PERSON.search(thought):
+    if not (_FIRST_PERSON.search(thought) or _MEMO.match(thought)):
         return None  # a statement of others, or of itself by name: no inner voice
     if judge([thought], example_set(THOUGHTS))[0].label != "intention":
         return None

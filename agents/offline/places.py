@@ -100,22 +100,23 @@ def _place_meant(
     """The known place nearest in meaning to the occupation, if it stands out from the
     other places (each place by its nearest arena) and from home; none like its home."""
     candidates = [(s, a) for s, arenas in places.items() if s not in away for a in arenas]
+    names = [f"{common_words(arena)} of {common_words(sector)}" for sector, arena in candidates]
+    if home_rooms and names:  # a place much like a room of its own home is another's home
+        rooms = [f"{common_words(arena)} of {common_words(home)}" for arena in home_rooms]
+        homelike = similarity(names, rooms).max(axis=1)
+        kept = [i for i, value in enumerate(homelike) if value < HOMELIKE]
+        candidates, names = [candidates[i] for i in kept], [names[i] for i in kept]
     if len({sector for sector, _ in candidates}) < 2:
         return "", ""
     # What the resident is (clauses without hours) says more of where than its hours do.
     texts = [c.meaning for c in working if not c.times][:4] or [c.meaning for c in working[:4]]
     texts = [common_words(text) for text in texts]
-    names = [f"{common_words(arena)} of {common_words(sector)}" for sector, arena in candidates]
     names.append(f"a room at {common_words(home)}")
     row = similarity(texts, names).max(axis=0)
     # A trade and its place often share a stem ("the sawyer", "Kell sawmill"; "a baker",
     # "the bakehouse"): the resident's own words and the place's, not a list of trades.
     own = _stems(" ".join(texts))
     row[:-1] += [STEM_BONUS if own & _stems(name) else 0.0 for name in names[:-1]]
-    if home_rooms:  # a place much like a room of its own home is another's home
-        rooms = [f"{common_words(arena)} of {common_words(home)}" for arena in home_rooms]
-        homelike = similarity(names[:-1], rooms).max(axis=1)
-        row[:-1] = np.where(homelike >= HOMELIKE, -1.0, row[:-1])
     best = int(np.argmax(row[:-1]))
     sector = candidates[best][0]
     others: dict[str, float] = {}

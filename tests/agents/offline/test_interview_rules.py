@@ -91,6 +91,8 @@ def test_a_thought_commits_to_a_named_place_at_its_time() -> None:
         "Don't forget: Sorrel yard at six o'clock in the evening, to pay what I owe Tove.",
         "Note to self: six in the evening, Sorrel yard, fetch the oars Tove left for me.",
         "Mustn't be late: 6 pm at Sorrel yard, I promised to see the new hull.",
+        "Reminder: Sorrel yard at 6 pm, pay Tove for the tar.",  # a memo, no pronoun
+        "Tonight's job: six in the evening, Sorrel yard, scrape the hull.",
     ],
 )
 @pytest.mark.django_db
@@ -108,3 +110,27 @@ def test_a_reminder_to_oneself_commits_today_at_its_hour(thought: str) -> None:
     )
     assert meant is not None
     assert (meant.place, meant.start.isoformat()) == ("Sorrel yard:slipway", "2024-05-09T18:00:00")
+
+
+@pytest.mark.parametrize(
+    "thought",
+    [
+        "Tove plans to be at Sorrel yard at 6 pm.",
+        "Bram is going to Sorrel yard at six this evening to tar the boat.",
+        "Sorrel yard closes at 6 pm on weekdays.",
+    ],
+)
+@pytest.mark.django_db
+def test_what_others_plan_or_a_place_keeps_is_no_commitment_of_its_own(thought: str) -> None:
+    meant = intention(
+        {
+            "thought": thought,
+            "date": "2024-05-09",
+            "time": "08:00",
+            "places": "Sorrel yard: slipway\nTove's house: kitchen",
+            "plan": ["none"],
+            "summary": "Jory Nance mends nets.",
+            "agent_name": "Jory Nance",
+        }
+    )
+    assert meant is None

@@ -426,3 +426,29 @@ def test_an_occupation_alone_names_its_workplace_among_made_up_names(
         "places": TRADES_TOWN,
     }
     assert routine(inputs).workplace == workplace
+
+
+@pytest.mark.django_db
+def test_an_occupation_no_place_stands_out_for_works_at_home_among_many_homes() -> None:
+    """Neighbours' homes are set aside, not counted as places far from the trade (which
+    made a green stand out for a bicycle mender once)."""
+    town = "\n".join(
+        [
+            "Mennor cottage: main room",
+            "Polgrean house: main room",
+            "Chenhalls flat: main room",
+            "Karrek cafe: cafe",
+            "Trevose shop: shop floor",
+            "Bosworgy park: green",
+            "Market square: square",
+        ]
+    )
+    inputs = {
+        "agent_name": "Wenna Tonkin",
+        "lifestyle": "Wenna goes to bed around 10 pm and wakes up around 6 am.",
+        "daily_plan_requirement": "",
+        "summary": "Wenna Tonkin is 30 years old. Wenna Tonkin mends bicycles.",
+        "living_area": "Porthkerris:Mennor cottage:main room",
+        "places": town,
+    }
+    assert routine(inputs).workplace == ""
