@@ -56,7 +56,7 @@ def common_words(text: str, *, lead: bool = False) -> str:
     """A text's common words: proper names ("Korwick", a town's name) say nothing of a
     trade or a place's use and, made up, outweigh the words that do ("the teacher",
     "classroom of Istford school"). A name of several words keeps its last, lowered, which
-    says what it names ("Hobbs Cafe": cafe); a one-word name goes. With `lead`, the
+    says what it names ("Gull Quay Cafe": cafe); a one-word name goes. With `lead`, the
     text's first word stays whatever its case (a sentence's: "Mornings start"). Lowered
     whole when no common word of four letters or more is left."""
     head, rest = ("", text)
@@ -79,7 +79,7 @@ def _name_head(match: re.Match[str]) -> str:
 def _roles_judged(texts: Sequence[str]) -> list[Judgment]:
     """Each text judged as written and by its common words together (the sum of the two
     judgments' scores): a made-up name can outweigh the words that say what is done
-    ("has tea at Karrek tea room"), and a name can say it ("Hobbs Cafe")."""
+    ("has tea at Karrek tea room"), and a name can say it ("Gull Quay Cafe")."""
     examples = example_set("day_roles")
     written = judge(texts, examples)
     common = judge([common_words(text, lead=True) for text in texts], examples)

@@ -46,12 +46,19 @@ def known_away(living_area: str, places_text: str) -> dict[str, list[str]]:
 
 def place_of(clauses: Sequence[Clause], roles: Sequence[str], places: dict[str, list[str]]) -> str:
     """The first known sector named in a clause of one of these roles, or ""."""
+    found = clause_naming(clauses, roles, places)
+    return found[0] if found is not None else ""
+
+
+def clause_naming(
+    clauses: Sequence[Clause], roles: Sequence[str], places: dict[str, list[str]]
+) -> tuple[str, Clause] | None:
+    """The first clause of one of these roles that names a known sector, with the sector."""
     for clause in clauses:
-        if clause.role in roles:
-            found = place_named(clause.text, places)
-            if found is not None:
-                return found[0]
-    return ""
+        found = place_named(clause.text, places) if clause.role in roles else None
+        if found is not None:
+            return found[0], clause
+    return None
 
 
 def workplace_of(

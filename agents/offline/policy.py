@@ -179,7 +179,7 @@ def place_for(description: str, inputs: Inputs) -> tuple[str, str]:
         if any(w in lowered for w in words)
         for arena in arenas
     ]
-    # The longest name first: "Dorm for Oak Hill College" is not "Oak Hill College".
+    # The longest name first: "Dorm for Quillon College" is not "Quillon College".
     for sector in sorted(places, key=len, reverse=True):
         arenas = places[sector]
         if sector.lower() in lowered and arenas:

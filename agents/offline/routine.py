@@ -15,7 +15,14 @@ from functools import lru_cache
 from agents.offline.clauses import REST, WORK_ROLES, Clause, clauses_of, common_words
 from agents.offline.clock import DAY, When
 from agents.offline.meaning import example_set, judge
-from agents.offline.places import known_away, place_named, place_of, places_of, workplace_of
+from agents.offline.places import (
+    clause_naming,
+    known_away,
+    place_named,
+    place_of,
+    places_of,
+    workplace_of,
+)
 from llm.tasks import Inputs
 from world.addresses import Address
 
@@ -83,12 +90,12 @@ def _routine(
 def _meal_place(clauses: Sequence[Clause], away: dict[str, list[str]]) -> tuple[str, str]:
     """The sector a clause of meals names, and the meal's time of day by its meaning
     ("has lunch at ...": midday; "likes the soup at ...": any)."""
-    for clause in clauses:
-        found = place_named(clause.text, away) if clause.role == "meal" else None
-        if found is not None:
-            meaning = common_words(clause.meaning, lead=True)
-            return found[0], judge([meaning], example_set("meal_times"))[0].label
-    return "", "any"
+    found = clause_naming(clauses, ("meal",), away)
+    if found is None:
+        return "", "any"
+    sector, clause = found
+    meaning = common_words(clause.meaning, lead=True)
+    return sector, judge([meaning], example_set("meal_times"))[0].label
 
 
 def _shift_at(clause: Clause, away: dict[str, list[str]]) -> Clause:

@@ -447,7 +447,8 @@ def test_an_occupation_no_place_stands_out_for_works_at_home_among_many_homes() 
         "agent_name": "Wenna Tonkin",
         "lifestyle": "Wenna goes to bed around 10 pm and wakes up around 6 am.",
         "daily_plan_requirement": "",
-        "summary": "Wenna Tonkin is 30 years old. Wenna Tonkin mends bicycles.",
+        "summary": "Wenna Tonkin is 30 years old. Wenna Tonkin is careful, cheerful. "
+        "Wenna Tonkin mends bicycles. Wenna Tonkin is saving for a new lathe.",
         "living_area": "Porthkerris:Mennor cottage:main room",
         "places": town,
     }
