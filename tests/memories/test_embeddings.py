@@ -287,3 +287,51 @@ def test_retrieval_with_a_spent_budget_is_a_409_not_a_500(
         assert error_of(response)["code"] == "budget_exhausted"
         assert "model budget exhausted" in error_of(response)["detail"]
     assert len(openai_embeddings.requests) == sent
+
+
+_THREADS_PROBE = """
+import json, os, sys
+import django
+django.setup()
+from memories.embedders import PASSAGE, embedder_get
+before = len(os.listdir("/proc/self/task"))
+texts = [f"{name} mends the {thing} by the {place}" for name in ("Ilse", "Oren", "Taavi")
+         for thing in ("kettle", "sail", "fence", "loom") for place in ("weir", "kiln", "mill")]
+vectors = embedder_get().embed(texts, PASSAGE)
+print(json.dumps({"threads": len(os.listdir("/proc/self/task")) - before,
+                  "omp": os.environ.get("OMP_NUM_THREADS"), "sum": float(vectors.sum())}))
+"""
+
+
+def _embedding_threads(threads: str | None, omp: str | None) -> dict[str, Any]:
+    """A new process embeds a batch with SMALLVILLE_EMBEDDING_THREADS=`threads` (None: the
+    default) and the user's own OMP_NUM_THREADS=`omp`: the threads it gained, its
+    OMP_NUM_THREADS after."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ}
+    for name, value in (("SMALLVILLE_EMBEDDING_THREADS", threads), ("OMP_NUM_THREADS", omp)):
+        env.pop(name, None)
+        if value is not None:
+            env[name] = value
+    env.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
+    done = subprocess.run(
+        [sys.executable, "-c", _THREADS_PROBE], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_the_in_process_embedder_runs_on_the_threads_configured() -> None:
+    """One thread by default (a process per worker or shard: a team spinning between small
+    batches costs up to 4x the CPU); more when configured; the same vectors either way;
+    the user's own OMP_NUM_THREADS is left as it was, for whatever else the process runs."""
+    one = _embedding_threads(None, omp=None)
+    three = _embedding_threads("3", omp="7")
+    assert one["threads"] == 0 and one["omp"] is None
+    assert three["threads"] >= 2 and three["omp"] == "7"
+    assert one["sum"] == three["sum"]
