@@ -13,7 +13,7 @@ class AgentsConfig(AppConfig):
     def ready(self) -> None:
         # The mind's prompt tasks (their offline rules among them) are known from the
         # start: the llm layer asks for `importance` by name.
-        import agents.cognition.prompts  # noqa: F401
+        import agents.tasks  # noqa: F401
         from agents.projections import PROJECTIONS
         from world.eventlog import projection_register
 

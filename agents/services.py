@@ -13,7 +13,7 @@ from agents.bases.selectors import base_resolve
 from agents.bases.services import base_loaded
 from agents.config import config_normalise
 from agents.events import agent_created, scenario_added
-from llm.importance import importance_rate
+from agents.tasks.importance import importance_rate
 from llm.quotas import model_quota_check
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create

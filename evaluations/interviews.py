@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from agents.cognition.prompts import INTERVIEW
 from agents.selectors import plan_told
+from agents.tasks.interview import INTERVIEW
 from llm.inputs import agent_identity
 from llm.port import llm_run
 from memories.models import Memory, MemoryKind

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -94,7 +95,7 @@ def judge_offline(inputs: Inputs, rng: random.Random) -> Ranking:
 JUDGE = task_register(
     PromptTask(
         name="believability_judge",
-        template="believability_judge.txt",
+        template=Path(__file__).with_name("believability_judge.txt"),
         output=Ranking,
         offline=judge_offline,
         check=_check,

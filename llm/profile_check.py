@@ -10,9 +10,10 @@ from typing import Any
 
 from .backends import LLMConfig, ModelRequest, backend_get, message_list, ms_since
 from .errors import ProfileUnusable
-from .importance import TASK
 from .models import ModelProfile
 from .tasks import task_get
+
+TASK = "importance"  # what every simulation asks first (agents/tasks/importance/)
 
 # Response formats in which the server itself held the reply to the schema.
 STRUCTURED = ("json_schema", "json_object_schema", "json_schema_grammar", "guided_json")

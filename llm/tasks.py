@@ -1,10 +1,11 @@
 """Prompt tasks: a template file, a pydantic output schema and an offline policy, by name.
 
-A template is a text file under `llm/templates/`, kept under version control.
-Leading lines that start with `#` document it and are not sent. The rest is rendered
-with `string.Template`: `${name}` is a named input (`$$` is a literal dollar sign), and
-the inputs must match the placeholders exactly, so a typo fails loudly instead of
-sending a prompt with a hole in it.
+A template is a text file beside the code that registers its task (the mind's:
+`agents/tasks/<task>/template.txt`), kept under version control. Leading lines that
+start with `#` document it and are not sent. The rest is rendered with
+`string.Template`: `${name}` is a named input (`$$` is a literal dollar sign), and the
+inputs must match the placeholders exactly, so a typo fails loudly instead of sending a
+prompt with a hole in it.
 
 The offline policy is the `offline` backend's stand-in for the model: a deterministic
 function of the inputs and a `random.Random` seeded from (simulation seed, task, inputs).
@@ -26,8 +27,6 @@ from pydantic import BaseModel
 
 from .errors import TaskInputError, UnknownTask
 
-TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
-
 OutputT = TypeVar("OutputT", bound=BaseModel)
 Inputs = Mapping[str, object]
 
@@ -37,7 +36,7 @@ class PromptTask(Generic[OutputT]):
     """One kind of question the agents ask a language model."""
 
     name: str
-    template: str  # file name under TEMPLATES_DIR
+    template: Path  # the template file, beside the task's registration
     output: type[OutputT]
     offline: Callable[[Inputs, random.Random], OutputT]
     description: str = ""
@@ -62,7 +61,7 @@ class PromptTask(Generic[OutputT]):
 
     @cached_property
     def template_text(self) -> str:
-        lines = (TEMPLATES_DIR / self.template).read_text(encoding="utf-8").splitlines()
+        lines = self.template.read_text(encoding="utf-8").splitlines()
         while lines and lines[0].startswith("#"):
             lines.pop(0)
         return "\n".join(lines).strip() + "\n"
@@ -107,7 +106,7 @@ def task_register(task: PromptTask[OutputT]) -> PromptTask[OutputT]:
     """Register a task at import time; its template must exist and its name be new."""
     if task.name in _registry and _registry[task.name] is not task:
         raise ValueError(f"prompt task {task.name!r} is already registered")
-    if not (TEMPLATES_DIR / task.template).is_file():
+    if not task.template.is_file():
         raise FileNotFoundError(f"prompt task {task.name!r}: no template {task.template}")
     _registry[task.name] = task
     return task

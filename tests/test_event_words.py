@@ -91,7 +91,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("agents/offline/talk.py", "was"): "words after 'I' that end in s but are no verb",
     ("agents/offline/talk.py", "he"): "pronouns",
     ("agents/offline/talk.py", "the"): "function words a possessive 'her' is not before",
-    ("agents/reflection/prompts.py", "a"): "function words a recurring term is not",
+    ("agents/offline/terms.py", "a"): "function words a recurring term is not",
     ("evaluations/hallucination.py", "no"): "the words of a 'no' answer",
     ("evaluations/hallucination.py", "yes"): "the words of a 'yes' answer",
     ("agents/offline/talk.py", "has"): "third-person verbs a clause opens with",
@@ -134,7 +134,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("agents/offline/actions.py", "studying"): "activities of study",
     ("agents/offline/policy.py", "work"): "words of an occupation's workplace",
     ("agents/offline/policy.py", "lunch"): "words of a place to eat",
-    ("agents/reflection/prompts.py", "apartment"): "kinds of place a term may name",
+    ("agents/offline/terms.py", "apartment"): "kinds of place a term may name",
 }
 
 

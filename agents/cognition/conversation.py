@@ -9,12 +9,12 @@ from functools import partial
 from agents.cognition import StepContext
 from agents.cognition.mind import Mind, Note, summary_of
 from agents.cognition.news import relationship_with, takeaways_ask, takeaways_keep
-from agents.cognition.outputs import Line
 from agents.cognition.planning import summary
-from agents.cognition.prompts import CONVERSATION_SUMMARY, CONVERSE_LINE
 from agents.cognition.recall import important, remember, statements
 from agents.events import agent_acting, agent_chat_cooldown, conversation_held, plan_revised
 from agents.payloads import ConversationLine
+from agents.tasks.conversation_summary import CONVERSATION_SUMMARY
+from agents.tasks.converse_line import CONVERSE_LINE, Line
 from llm.inputs import agent_identity
 from llm.port import llm_run
 from llm.together import together

@@ -7,14 +7,16 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 
 from agents.cognition.mind import Mind, Note, summary_of
-from agents.cognition.outputs import CommitmentOut, Takeaways
 from agents.cognition.places import KnownPlaces
-from agents.cognition.prompts import INTENTION, RELATIONSHIP, TAKEAWAYS
 from agents.cognition.recall import statements
 from agents.cognition.selectors import commitment_exists
 from agents.events import agent_committed
 from agents.models import Commitment
 from agents.payloads import ConversationLine
+from agents.tasks.conversation_takeaways import TAKEAWAYS, Takeaways
+from agents.tasks.intention import INTENTION
+from agents.tasks.relationship import RELATIONSHIP
+from agents.tasks.shared import CommitmentOut
 from llm.port import llm_run
 from memories.models import MemoryKind
 from world.models import Agent

@@ -12,9 +12,10 @@ from agents.cognition.mind import Mind, Note, Sighting
 from agents.cognition.news import recalled_about
 from agents.cognition.places import sector_arena
 from agents.cognition.planning import NextAction, current_block, summary
-from agents.cognition.prompts import REACT, RESPOND_EVENT
 from agents.events import IDLE, agent_learned, agent_perceived, is_idle, plan_revised
 from agents.sleep import is_sleeping
+from agents.tasks.react import REACT
+from agents.tasks.respond_event import RESPOND_EVENT
 from llm.port import llm_run
 from memories.models import MemoryKind
 from world.addresses import Address

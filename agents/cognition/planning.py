@@ -13,7 +13,6 @@ from agents.cognition.blocks import Block
 from agents.cognition.mind import Mind, Note
 from agents.cognition.news import intend
 from agents.cognition.places import sector_arena
-from agents.cognition.prompts import DAY_PLAN, DECOMPOSE, HOURLY_SCHEDULE, SUMMARY
 from agents.cognition.recall import statements
 from agents.cognition.selectors import (
     commitments_of_day,
@@ -27,6 +26,10 @@ from agents.events import agent_day_planned, agent_summarized, plan_item, plan_m
 from agents.models import Commitment, PlanLevel
 from agents.payloads import PlanItemPayload
 from agents.selectors import plan_line
+from agents.tasks.day_plan import DAY_PLAN
+from agents.tasks.decompose import DECOMPOSE
+from agents.tasks.hourly_schedule import HOURLY_SCHEDULE
+from agents.tasks.summary import SUMMARY
 from llm.inputs import agent_identity
 from llm.port import llm_run, llm_send_ahead
 from memories.models import MemoryKind

@@ -22,7 +22,7 @@ from itertools import groupby
 from typing import Any
 
 from agents.cognition.mind import Mind
-from agents.cognition.prompts import IMPORTANCE_MANY
+from agents.tasks.importance_many import IMPORTANCE_MANY
 from llm.inputs import agent_identity
 from llm.port import llm_run, llm_send_ahead
 from memories.events import memory_rated

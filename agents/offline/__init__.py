@@ -1,5 +1,5 @@
 """The offline stand-in: deterministic rules that answer each prompt task when no model is
 configured (`SMALLVILLE_LLM_BACKEND=offline`). Not a model: its words show that the
 mechanics work, never what a model would say. Each task of the mind names its rule
-(`offline=` in agents/cognition/prompts.py and agents/reflection/prompts.py); the rules
-read the task's inputs only, and nothing of the mind."""
+(`offline=` in its folder, `agents/tasks/<task>/`); the rules read the task's inputs
+only, and nothing of the mind."""

@@ -181,12 +181,21 @@ def _told(memory: str, heard: str) -> bool:
     return bool(words) and len(words & said) >= 0.6 * len(words)
 
 
-def _news(memories: list[str], speaker: str, listener: str, heard: str) -> str:
+def _news(memories: list[str], speaker: str, listener: str, heard: str, about: str = "") -> str:
     """The most important thing the speaker knows and has not told, in its own words; what
-    is about others before what is about the listener (who knows its own affairs)."""
+    is about others before what is about the listener (who knows its own affairs). After
+    its memories, what its own summary says it is about now (`about`: "is organising a
+    regatta on Sunday"), as the paper's prompt shows the speaker's identity: a happening or
+    news of its own is what it mentions when it has nothing newer."""
+    own = [
+        sentence
+        for sentence in re.split(r"(?<=[.!?])\s+", about.strip())
+        if sentence.startswith((f"{speaker} ", f"{speaker.split()[0]} ")) and len(sentence) <= 300
+    ]
+    own = [m for m, k in zip(own, kinds(own), strict=True) if k in NEWSWORTHY]
     told = [
         m
-        for m in memories
+        for m in [*memories, *own]
         if not _record(m)
         and len(m) <= 300
         and not m.startswith(listener)  # its own doings are no news to the listener
@@ -257,7 +266,7 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
             detail = f" {first_person(happening, speaker)}." if happening else ""
             to = f" to my {what}" if (what := happening_what(happening)) else ""
             return f"By the way, {first}, you are invited{to}!{detail}", False
-    news = _news(memories, speaker, listener, heard)
+    news = _news(memories, speaker, listener, heard, str(inputs.get("summary", "")))
     if news:
         opener = "Oh, and " if said else "I'm well, thanks! By the way, "
         return f"{opener}{with_pronouns(news, _teller(news))}.", (len(said) >= 2)

@@ -8,6 +8,5 @@ class ReflectionConfig(AppConfig):
     label = "reflection"
     verbose_name = "Reflection"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        from agents.reflection import prompts  # noqa: F401  registers the reflection prompt tasks
+    # Its prompt tasks (reflection_questions, reflection_insights) are the mind's, in
+    # agents/tasks/, registered with the others when the agents app is ready.

@@ -22,7 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.reflection.prompts import INSIGHTS, QUESTIONS, Insight, numbered
+from agents.tasks.reflection_insights import INSIGHTS, Insight
+from agents.tasks.reflection_questions import QUESTIONS
+from agents.tasks.shared import numbered
 from llm.port import llm_run
 from memories.embeddings import embed_query
 from memories.models import Memory, MemoryKind

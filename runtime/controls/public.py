@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agents.events import agent_left
-from llm.importance import importance_rate
+from agents.tasks.importance import importance_rate
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memory_event_drafts
 from runtime.controls.common import ControlConflict, append_now, context_now

@@ -18,7 +18,7 @@ from agents.events import (
 )
 from agents.models import Conversation
 from agents.sleep import is_sleeping
-from llm.importance import importance_rate
+from agents.tasks.importance import importance_rate
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memory_event_drafts
 from runtime.controls.common import (

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from agents.cognition.prompts import INTERVIEW
 from agents.events import agent_whispered, interview_answered
 from agents.models import Interview
 from agents.offline.key_words import answers, asked_about
 from agents.offline.relevance import fits
 from agents.selectors import plan_told
-from llm.importance import importance_rate
+from agents.tasks.importance import importance_rate
+from agents.tasks.interview import INTERVIEW
 from llm.inputs import agent_identity
 from llm.port import llm_run
 from memories.models import Memory, MemoryKind

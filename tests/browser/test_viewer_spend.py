@@ -13,8 +13,8 @@ from django.db.models import Sum
 from playwright.sync_api import Page
 from rest_framework.test import APIClient
 
-from agents.cognition.prompts import IMPORTANCE
 from agents.services import simulation_create_from_base
+from agents.tasks.importance import IMPORTANCE
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from llm.port import llm_run

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from agents.cognition.prompts import IMPORTANCE
+from agents.tasks.importance import IMPORTANCE
 from llm.ahead import ahead_send, ahead_settle
 from llm.errors import LLMError
 from llm.models import ModelCall

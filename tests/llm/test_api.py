@@ -10,7 +10,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from agents.services import residents_seed_memories
-from llm.importance import importance_rate
+from agents.tasks.importance import importance_rate
 from llm.port import ModelUnavailable
 from tests.api import error_of
 from tests.model_server import ModelServer, error, ok

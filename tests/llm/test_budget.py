@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from agents.services import residents_seed_memories
-from llm.importance import importance_rate
+from agents.tasks.importance import importance_rate
 from llm.models import ModelCall, ModelUsage
 from llm.port import BudgetExhausted, ModelCallInTransaction, ModelUnavailable
 from llm.selectors import model_call_summary

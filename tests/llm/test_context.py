@@ -6,9 +6,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agents.tasks.importance import Importance
+from agents.tasks.summary import SUMMARY
 from llm.context import prompt_fit
 from llm.dialects import dialect_from_models, grammar_schema, ladder_for, refuses_format
-from llm.importance import Importance
 from llm.tasks import PromptTask, output_token_limit
 
 
@@ -25,7 +26,7 @@ def _words(text: str) -> int:
 
 def test_trimming_drops_the_least_relevant_memories_first_and_leaves_room_to_reply() -> None:
     task: PromptTask[Any] = PromptTask(
-        name="summary", template="summary.txt", output=Importance, offline=lambda i, r: None
+        name="summary", template=SUMMARY.template, output=Importance, offline=lambda i, r: None
     )
     names = sorted(task.input_names)
     inputs: dict[str, object] = {name: "x" for name in names}

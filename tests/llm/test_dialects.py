@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-import agents.cognition.prompts  # registers cognition's tasks
-import agents.reflection.prompts  # noqa: F401  (registers the reflection tasks)
+import agents.tasks  # noqa: F401  (registers the mind's tasks)
 import evaluations.judge  # noqa: F401  (registers the judge)
 from llm.backends import LLMConfig, ModelRequest, backend_get, message_list
 from llm.dialects import LADDERS, grammar_schema, request_options, strict_schema

@@ -7,9 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.cognition.prompts import IMPORTANCE
+from agents.tasks.importance import IMPORTANCE, Importance, importance_rate
 from llm.backends import OFFLINE_MODEL, message_list
-from llm.importance import Importance, importance_rate
 from llm.inputs import agent_identity
 from llm.models import ModelCall
 from llm.port import llm_run
@@ -124,7 +123,7 @@ def test_an_offline_output_that_breaks_its_schema_is_a_ledgered_invalid_output()
 
     task = PromptTask(  # the importance prompt, with a policy that breaks its schema
         name="importance_too_long",
-        template="importance.txt",
+        template=IMPORTANCE.template,
         output=Short,
         offline=lambda inputs, rng: Short(text="far more than five characters"),
     )

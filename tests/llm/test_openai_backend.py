@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from agents.cognition.prompts import IMPORTANCE
+from agents.tasks.importance import IMPORTANCE, Importance
 from llm.backends import (
     LLMConfig,
     ModelRequest,
@@ -22,7 +22,6 @@ from llm.backends import (
     message_list,
 )
 from llm.dialects import strict_compatible
-from llm.importance import Importance
 from llm.models import ModelCall
 from llm.port import (
     ModelCallFailed,
@@ -381,7 +380,7 @@ def test_hours_a_schedule_leaves_empty_are_slept_not_a_fallback(openai_llm: Mode
     """A small model's hour blocks that start at 07:00, skip 12:00-13:00 and end at 20:00
     keep the model's blocks: the night is slept at the first block's place and the gap
     goes on with the block before it, as the reference implementation mends them."""
-    from agents.cognition.prompts import HOURLY_SCHEDULE
+    from agents.tasks.hourly_schedule import HOURLY_SCHEDULE
 
     place = {"sector": "Isabella Rodriguez's apartment", "arena": "main room"}
     cafe = {"sector": "Hobbs Cafe", "arena": "cafe"}

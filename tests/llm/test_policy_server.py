@@ -21,8 +21,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from agents.cognition.prompts import IMPORTANCE
 from agents.services import simulation_create_from_base
+from agents.tasks.importance import IMPORTANCE
 from llm.backends import TASK_FIELD
 from llm.models import ModelCall
 from llm.policy_server import Latency, PolicyServer

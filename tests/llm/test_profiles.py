@@ -12,8 +12,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from agents.cognition.prompts import IMPORTANCE
 from agents.services import simulation_create_from_base
+from agents.tasks.importance import IMPORTANCE
 from llm.errors import ProfileUnusable
 from llm.models import ModelCall, ModelProfile
 from llm.policy_server import PolicyServer

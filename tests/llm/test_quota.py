@@ -61,8 +61,8 @@ def test_a_money_quota_spans_the_users_simulations_and_stops_a_run_with_its_reas
     second's calls are refused, and its run stops with the reason."""
     from datetime import UTC, datetime
 
-    from agents.cognition.prompts import IMPORTANCE
     from agents.services import simulation_create_from_base
+    from agents.tasks.importance import IMPORTANCE
     from llm.errors import QuotaExceeded
     from llm.policy_server import PolicyServer
     from llm.port import llm_run

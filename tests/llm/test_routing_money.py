@@ -11,8 +11,8 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from agents.cognition.prompts import IMPORTANCE
 from agents.services import simulation_create_from_base
+from agents.tasks.importance import IMPORTANCE
 from llm.errors import BudgetExhausted
 from llm.models import ModelCall, ModelUsage
 from llm.policy_server import PolicyServer

@@ -9,7 +9,7 @@ import random
 import pytest
 from pydantic import BaseModel
 
-from agents.cognition.prompts import IMPORTANCE
+from agents.tasks.importance import IMPORTANCE, Importance
 from llm.backends import (
     ModelRequest,
     OfflineBackend,
@@ -17,7 +17,6 @@ from llm.backends import (
     message_list,
     parse_reply,
 )
-from llm.importance import Importance
 from llm.openai_backend import backoff_delay
 from llm.tasks import PromptTask
 from llm.tokens import count_message_tokens, count_tokens

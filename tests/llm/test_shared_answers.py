@@ -12,8 +12,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connections
 
-from agents.cognition.prompts import IMPORTANCE
 from agents.services import simulation_create_from_base
+from agents.tasks.importance import IMPORTANCE
 from llm.models import ModelCall
 from llm.policy_server import PolicyServer
 from llm.port import llm_run

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from agents.cognition.prompts import IMPORTANCE
+from agents.tasks.importance import IMPORTANCE
 from llm.errors import TaskInputError, UnknownTask
-from llm.tasks import (
-    TEMPLATES_DIR,
-    PromptTask,
-    task_get,
-    task_list,
-    task_register,
-)
+from llm.tasks import PromptTask, task_get, task_list, task_register
 from llm.tokens import count_message_tokens, count_tokens
 
 INPUTS = {"agent_name": "Klaus Mueller", "agent_identity": "Name: Klaus", "memory": "x"}
@@ -45,13 +40,31 @@ def test_inputs_are_substituted_once_not_reinterpreted() -> None:
     assert "Memory: costs $5 and ${agent_name}" in prompt
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 def test_every_registered_task_has_its_template() -> None:
     assert task_get("importance") is IMPORTANCE
     for task in task_list():
-        assert (TEMPLATES_DIR / task.template).is_file()
+        assert task.template.is_file()
         assert task.input_names
     with pytest.raises(UnknownTask):
         task_get("no-such-task")
+
+
+def test_a_task_of_the_mind_is_one_folder() -> None:
+    """agents/tasks/<task>/ holds the task's template, its answer's schema, its offline
+    rule and its registration: the folder is named for the task, the registration is its
+    module, and the llm layer holds no template."""
+    folders = {p.parent.name for p in (ROOT / "agents/tasks").glob("*/template.txt")}
+    mind = {task.name: task for task in task_list() if task.name != "believability_judge"}
+    assert folders == set(mind)
+    for name, task in mind.items():
+        folder = ROOT / "agents/tasks" / name
+        assert task.template == folder / "template.txt"
+        assert task.output.__module__ == f"agents.tasks.{name}"
+        assert task.offline.__module__ == f"agents.tasks.{name}"
+    assert not list((ROOT / "llm").rglob("*.txt"))
 
 
 def test_a_name_registers_once() -> None:
@@ -60,7 +73,7 @@ def test_a_name_registers_once() -> None:
 
     clash = PromptTask(
         name="importance",
-        template="importance.txt",
+        template=IMPORTANCE.template,
         output=Out,
         offline=lambda inputs, rng: Out(value=1),
     )
@@ -70,7 +83,7 @@ def test_a_name_registers_once() -> None:
         task_register(
             PromptTask(
                 name="nameless",
-                template="missing.txt",
+                template=IMPORTANCE.template.with_name("missing.txt"),
                 output=Out,
                 offline=lambda inputs, rng: Out(value=1),
             )

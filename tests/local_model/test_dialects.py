@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from agents.cognition.prompts import DAY_PLAN, IMPORTANCE
+from agents.tasks.day_plan import DAY_PLAN
+from agents.tasks.importance import IMPORTANCE
 from llm.local import LocalModelServer
 from llm.models import ModelCall
 from llm.port import llm_run
@@ -74,7 +75,7 @@ def test_every_tasks_schema_compiles_on_the_real_grammar_engine(
     in a pattern did, and long `maxLength` bounds): each task's, as sent, is answered."""
     import openai
 
-    import agents.reflection.prompts  # noqa: F401  (registers the reflection tasks)
+    import agents.tasks  # noqa: F401  (registers the mind's tasks)
     import evaluations.judge  # noqa: F401  (registers the judge)
     from llm.dialects import request_options
     from llm.tasks import task_list
@@ -101,7 +102,7 @@ def test_every_tasks_schema_for_a_grammar_compiles_with_llama_cpps_parser() -> N
     import llama_cpp
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    import agents.reflection.prompts  # noqa: F401  (registers the reflection tasks)
+    import agents.tasks  # noqa: F401  (registers the mind's tasks)
     import evaluations.judge  # noqa: F401  (registers the judge)
     from llm.dialects import grammar_schema
     from llm.local import local_model_path

@@ -10,8 +10,9 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents.cognition.news import COMMITMENT_HORIZON, commit, takeaways_keep
-from agents.cognition.outputs import CommitmentOut, Takeaways
 from agents.events import AGENT_COMMITTED
+from agents.tasks.conversation_takeaways import Takeaways
+from agents.tasks.shared import CommitmentOut
 from memories.models import MemoryKind
 from tests.factories import unseeded_simulation
 from world.models import Agent

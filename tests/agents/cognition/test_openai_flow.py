@@ -17,10 +17,10 @@ from django.contrib.auth.models import User
 
 from agents.cognition.conversation import converse
 from agents.cognition.mind import Mind
-from agents.cognition.prompts import TAKEAWAYS
 from agents.cognition.recall import remember
 from agents.models import Commitment, Conversation, PlanItem, PlanLevel
 from agents.services import simulation_create_from_base
+from agents.tasks.conversation_takeaways import TAKEAWAYS
 from llm.models import ModelCall
 from memories.models import Memory, MemoryKind
 from memories.services import memories_embed

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from agents.cognition.outputs import DECOMPOSITION_MAX
 from agents.offline.actions import actions_for, respond_to
+from agents.tasks.decompose import DECOMPOSITION_MAX
 
 CAFE = "refrigerator, cafe customer seating, cooking area, kitchen sink, behind the cafe counter"
 BEDROOM = "bed, desk, refrigerator, closet, shelf"

@@ -10,7 +10,6 @@ import random
 
 import pytest
 
-from agents.cognition.outputs import DECOMPOSITION_MAX
 from agents.offline.actions import actions_for
 from agents.offline.policy import (
     day_plan,
@@ -20,6 +19,7 @@ from agents.offline.policy import (
     summary_text,
 )
 from agents.offline.routine import routine
+from agents.tasks.decompose import DECOMPOSITION_MAX
 from llm.tasks import Inputs
 
 PLACES = "\n".join(

@@ -345,3 +345,66 @@ def test_a_retold_plan_names_the_host_not_a_guest(fact: str, what: str, host: st
 def test_news_told_mid_sentence_keeps_a_names_capital(fact: str, after: str) -> None:
     """ "I heard that Odile Brask ...", never "I heard that odile Brask ..."."""
     assert mid_sentence(fact) == after
+
+
+# What residents of made-up towns say they are about now (their summary's "currently"),
+# with what each should mention of it; and summaries that hold no news of their own.
+ABOUT_NOW = [
+    (
+        "Oona Vetch",
+        "Oona Vetch is 41 years old. Oona Vetch is patient, wry. Oona Vetch is organising a "
+        "kite festival on the Skerrow dunes on Saturday from noon.",
+        "kite festival",
+    ),
+    (
+        "Bram Ilfrey",
+        "Bram Ilfrey is 63 years old. Bram is standing for the harbour board in the vote "
+        "next week and asks everyone he meets for support.",
+        "harbour board",
+    ),
+    (
+        "Sefa Ondine",
+        "Sefa Ondine is 29 years old. Sefa Ondine is reopening the old ferry inn at "
+        "Carrow Quay on Friday evening, with music till late.",
+        "ferry inn",
+    ),
+]
+QUIET = [
+    (
+        "Ilse Marrak",
+        "Ilse Marrak is 35 years old. Ilse Marrak is kind, tidy. Ilse Marrak "
+        "likes weaving in the evenings.",
+    ),
+    ("Tobin Werry", "Tobin Werry is 52 years old. Tobin Werry is quiet and reads a lot."),
+]
+
+
+def _said_to(speaker: str, summary: str, memories: list[str]) -> str:
+    listener = "Pell Oakhurst"
+    inputs = {
+        "speaker": speaker,
+        "listener": listener,
+        "summary": summary,
+        "dialogue": [f"{listener}: Hi {speaker.split()[0]}, how are you?"],
+        "memories": [f"{i}. {m}" for i, m in enumerate(memories, 1)],
+    }
+    return converse_line(inputs, random.Random(1))[0]
+
+
+@pytest.mark.parametrize(("speaker", "summary", "what"), ABOUT_NOW)
+def test_a_speaker_mentions_what_its_summary_says_it_is_about_now(
+    speaker: str, summary: str, what: str
+) -> None:
+    """As the paper's prompt shows the speaker's identity: a happening or news of its own
+    is told when its memories hold nothing newer, and heard news before it."""
+    acquaintance = f"{speaker} and Wenna Colley have known each other for a few years"
+    line = _said_to(speaker, summary, [acquaintance])
+    assert what in line and speaker not in line, line
+    heard = "The bridge at Lynmouth Ford is closed for repairs until March (Wenna Colley told me)."
+    assert "bridge" in _said_to(speaker, summary, [heard, acquaintance])
+
+
+@pytest.mark.parametrize(("speaker", "summary"), QUIET)
+def test_a_summary_with_no_news_of_its_own_adds_nothing_to_say(speaker: str, summary: str) -> None:
+    line = _said_to(speaker, summary, [])
+    assert line.startswith("I'm well, thanks!") and "years old" not in line, line

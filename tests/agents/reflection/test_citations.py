@@ -10,9 +10,9 @@ from django.contrib.auth.models import User
 
 from agents.events import REFLECTION_DONE
 from agents.reflection.models import JobStatus, ReflectionJob
-from agents.reflection.prompts import Insight
 from agents.reflection.reflect import insights_cited
 from agents.services import simulation_create_from_base
+from agents.tasks.reflection_insights import Insight
 from memories.models import Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create
 from runtime import engine

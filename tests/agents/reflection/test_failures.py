@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from agents.events import REFLECTION_DONE
 from agents.reflection import reflect
 from agents.reflection.models import JobStatus, ReflectionJob
-from agents.reflection.prompts import QUESTIONS
+from agents.tasks.reflection_questions import QUESTIONS
 from llm.errors import ModelUnavailable
 from llm.port import llm_run
 from memories.models import Evidence, Memory, MemoryKind

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from agents.tasks.importance import importance_rate
 from evaluations.services import (
     evaluation_create,
     evaluation_fail,
@@ -19,7 +20,6 @@ from evaluations.services import (
 from integration.webhooks.models import WebhookDelivery, WebhookSubscription
 from integration.webhooks.receivers import simulation_data
 from integration.webhooks.services import webhook_create
-from llm.importance import importance_rate
 from llm.port import BudgetExhausted
 from runtime import engine
 from runtime.engine.failures import run_fails_on_error
