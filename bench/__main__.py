@@ -37,6 +37,7 @@ BENCHES = (
     "rebuild",
     "viewer_fps",
     "generality",
+    "stand_in_cpu",
 )
 
 
