@@ -184,15 +184,15 @@ def _told(memory: str, heard: str) -> bool:
 def _news(memories: list[str], speaker: str, listener: str, heard: str, about: str = "") -> str:
     """The most important thing the speaker knows and has not told, in its own words; what
     is about others before what is about the listener (who knows its own affairs). After
-    its memories, what its own summary says it is about now (`about`: "is organising a
-    regatta on Sunday"), as the paper's prompt shows the speaker's identity: a happening or
-    news of its own is what it mentions when it has nothing newer."""
+    its memories, a happening its own summary says it is about now (`about`: "is organising
+    a regatta on Sunday"), as the paper's prompt shows the speaker's identity: what it hosts
+    is what it mentions when it has nothing newer (what it is saving for is not news)."""
     own = [
         sentence
         for sentence in re.split(r"(?<=[.!?])\s+", about.strip())
         if sentence.startswith((f"{speaker} ", f"{speaker.split()[0]} ")) and len(sentence) <= 300
     ]
-    own = [m for m, k in zip(own, kinds(own), strict=True) if k in NEWSWORTHY]
+    own = [m for m, k in zip(own, kinds(own), strict=True) if k == EVENT]
     told = [
         m
         for m in [*memories, *own]

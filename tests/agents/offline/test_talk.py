@@ -358,9 +358,9 @@ ABOUT_NOW = [
     ),
     (
         "Bram Ilfrey",
-        "Bram Ilfrey is 63 years old. Bram is standing for the harbour board in the vote "
-        "next week and asks everyone he meets for support.",
-        "harbour board",
+        "Bram Ilfrey is 63 years old. Bram is holding an auction of his old boats at the "
+        "slipway next Saturday at ten.",
+        "auction",
     ),
     (
         "Sefa Ondine",
@@ -376,6 +376,7 @@ QUIET = [
         "likes weaving in the evenings.",
     ),
     ("Tobin Werry", "Tobin Werry is 52 years old. Tobin Werry is quiet and reads a lot."),
+    ("Ansel Brode", "Ansel Brode is 44 years old. Ansel Brode is saving for a new lathe."),
 ]
 
 
@@ -395,8 +396,8 @@ def _said_to(speaker: str, summary: str, memories: list[str]) -> str:
 def test_a_speaker_mentions_what_its_summary_says_it_is_about_now(
     speaker: str, summary: str, what: str
 ) -> None:
-    """As the paper's prompt shows the speaker's identity: a happening or news of its own
-    is told when its memories hold nothing newer, and heard news before it."""
+    """As the paper's prompt shows the speaker's identity: a happening of its own is told
+    when its memories hold nothing newer, and heard news before it."""
     acquaintance = f"{speaker} and Wenna Colley have known each other for a few years"
     line = _said_to(speaker, summary, [acquaintance])
     assert what in line and speaker not in line, line
