@@ -49,7 +49,7 @@ _LEADING = frozenset(
         "to",
     ]
 )
-# Last words of names that are places, not people ("Hobbs Cafe", "Oak Hill College").
+# Last words of names that are places, not people ("Gull Quay Cafe", "Skerrow College").
 _PLACES = frozenset(
     [
         "apartment",
@@ -102,7 +102,7 @@ def _terms_of(text: str, agent: str) -> dict[str, bool]:
     """The names (True) and content words (False) of a statement, in order of appearance.
 
     A name is a run of two or more capitalised words, less leading function words ("For
-    Klaus Mueller" is Klaus Mueller) and never the agent's own; it is a person unless its
+    Tam Liddel" is Tam Liddel) and never the agent's own; it is a person unless its
     last word names a kind of place. A content word is a word written in lower case,
     four letters or more, that is not a stopword.
     """
