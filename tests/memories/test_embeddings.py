@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -307,11 +311,6 @@ def _embedding_threads(threads: str | None, omp: str | None) -> dict[str, Any]:
     """A new process embeds a batch with SMALLVILLE_EMBEDDING_THREADS=`threads` (None: the
     default) and the user's own OMP_NUM_THREADS=`omp`: the threads it gained, its
     OMP_NUM_THREADS after."""
-    import json
-    import os
-    import subprocess
-    import sys
-
     env = {**os.environ}
     for name, value in (("SMALLVILLE_EMBEDDING_THREADS", threads), ("OMP_NUM_THREADS", omp)):
         env.pop(name, None)
