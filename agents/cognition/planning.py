@@ -30,7 +30,7 @@ from agents.tasks.day_plan import DAY_PLAN
 from agents.tasks.decompose import DECOMPOSE
 from agents.tasks.hourly_schedule import HOURLY_SCHEDULE
 from agents.tasks.summary import SUMMARY
-from llm.inputs import agent_identity
+from llm.inputs import agent_identity, agent_traits
 from llm.port import llm_run, llm_send_ahead
 from memories.models import MemoryKind
 
@@ -229,6 +229,7 @@ def plan_day(mind: Mind) -> None:
         task=DAY_PLAN,
         inputs={
             **common,
+            "identity": agent_traits(agent),
             "daily_plan_requirement": agent.daily_plan_requirement or "none",
             "lifestyle": agent.lifestyle,
             "yesterday": yesterday(mind),

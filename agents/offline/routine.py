@@ -47,24 +47,42 @@ class Routine:
 
 
 def routine(inputs: Inputs) -> Routine:
-    """The resident's routine (identity texts repeat day after day: cached by them)."""
+    """The resident's routine (identity texts repeat day after day: cached by them). Read
+    from its identity's fields where the inputs hold them (innate traits say nothing of its
+    day; what it is doing currently is no workplace unless it names one), else from its
+    summary's sentences."""
+    fields = dict(
+        line.split(": ", 1) for line in str(inputs.get("identity", "")).splitlines() if ": " in line
+    )
+    learned, currently = fields.get("Learned traits", ""), fields.get("Currently", "")
     return _routine(
         str(inputs["lifestyle"]),
         str(inputs["daily_plan_requirement"]),
-        str(inputs["summary"]),
+        "" if fields else str(inputs["summary"]),
         str(inputs["living_area"]),
         str(inputs["places"]),
         str(inputs.get("agent_name", "")),
+        learned,
+        currently,
     )
 
 
 @lru_cache(maxsize=256)
 def _routine(
-    lifestyle: str, requirement: str, summary: str, living_area: str, places: str, name: str
+    lifestyle: str,
+    requirement: str,
+    summary: str,
+    living_area: str,
+    places: str,
+    name: str,
+    learned: str = "",
+    currently: str = "",
 ) -> Routine:
     home = Address.parse(living_area).sector
     away = known_away(living_area, places)
-    clauses = [_shift_at(c, away) for c in clauses_of([requirement, lifestyle, summary], name=name)]
+    texts = [requirement, lifestyle, summary, learned]
+    clauses = [_shift_at(c, away) for c in clauses_of(texts, name=name)]
+    clauses += [_pastime(c, away) for c in clauses_of([currently], name=name)]
     wake, bed = _sleep_times(clauses)
     working = [c for c in clauses if c.role in WORK_ROLES]
     studies = bool(working) and working[0].role == "study"
@@ -96,6 +114,14 @@ def _meal_place(clauses: Sequence[Clause], away: dict[str, list[str]]) -> tuple[
     sector, clause = found
     meaning = common_words(clause.meaning, lead=True)
     return sector, judge([meaning], example_set("meal_times"))[0].label
+
+
+def _pastime(clause: Clause, away: dict[str, list[str]]) -> Clause:
+    """What a resident is doing these days ("is restoring a boat", "is learning the
+    accordion") is no occupation: work or study only at a known place it names."""
+    if clause.role in WORK_ROLES and place_named(clause.text, away) is None:
+        return replace(clause, role="about")
+    return _shift_at(clause, away)
 
 
 def _shift_at(clause: Clause, away: dict[str, list[str]]) -> Clause:

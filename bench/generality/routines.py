@@ -15,17 +15,22 @@ from bench.generality.world import World, world_make
 
 
 def _inputs(world: World, person: Person) -> dict[str, Any]:
-    """The day plan's inputs as a simulation of the world gives them: the summary as the
-    stand-in writes it (age, innate traits, learned traits, what it is doing now) and the
-    places as "sector: arena, arena" lines."""
+    """The day plan's inputs as a simulation of the world gives them: the identity's fields
+    (`llm.inputs.agent_traits`), the summary as the stand-in writes it (age, innate traits,
+    learned traits, what it is doing now) and the places as "sector: arena, arena" lines."""
     fields = person.fields
     summary = (
         f"{person.name} is {fields['age']} years old. {person.name} is {fields['innate']}. "
         f"{fields['learned']} {fields['currently']}"
     )
     places = "\n".join(f"{p.sector}: {', '.join(a for a, _ in p.arenas)}" for p in world.places)
+    identity = (
+        f"Name: {person.name}\nAge: {fields['age']}\nInnate traits: {fields['innate']}\n"
+        f"Learned traits: {fields['learned']}\nCurrently: {fields['currently']}"
+    )
     return {
         "agent_name": person.name,
+        "identity": identity,
         "lifestyle": fields["lifestyle"],
         "daily_plan_requirement": fields["daily_plan_requirement"],
         "summary": summary,

@@ -453,3 +453,84 @@ def test_an_occupation_no_place_stands_out_for_works_at_home_among_many_homes() 
         "places": town,
     }
     assert routine(inputs).workplace == ""
+
+
+COVE = "\n".join(
+    [
+        "Carnbrea infirmary: ward, dispensary",
+        "Bosvean school: classroom, staff room",
+        "Tregear boatyard: slipway, sail loft",
+        "Karrek tea room: dining room",
+        "Penrose bakery: bakehouse, shop front",
+        "Mennor cottage: kitchen, bedroom",
+        "Polgrean house: kitchen, parlour",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("innate", "learned", "currently", "workplace"),
+    [
+        (
+            "patient, caring, gentle",
+            "Wenna is the cove's nurse.",
+            "Wenna is nursing a sick neighbour.",
+            "Carnbrea infirmary",
+        ),
+        (
+            "cheerful, diligent",
+            "Wenna is the cove's nurse.",
+            "Wenna is baking a cake for her niece.",
+            "Carnbrea infirmary",
+        ),
+        (
+            "restless, proud, curious",
+            "Wenna is the cove's nurse.",
+            "Wenna is teaching herself to paint.",
+            "Carnbrea infirmary",
+        ),
+        (
+            "patient, caring, gentle",
+            "Wenna is the cove's nurse.",
+            "Wenna is building a rowing boat.",
+            "Carnbrea infirmary",
+        ),
+        (
+            "restless, proud, curious",
+            "Wenna has been the baker here for years.",
+            "Wenna is sewing new sails for her brother's boat.",
+            "Penrose bakery",
+        ),
+        (
+            "cheerful, diligent",
+            "Wenna works as a schoolteacher.",
+            "Wenna is building a rowing boat.",
+            "Bosvean school",
+        ),
+        # What it does these days is no occupation: it works at home.
+        (
+            "warm, talkative",
+            "Wenna is kind to everyone she meets.",
+            "Wenna is building a dinghy in the shed.",
+            "",
+        ),
+    ],
+)
+@pytest.mark.django_db
+def test_the_workplace_is_read_from_the_identity_fields_not_traits_or_pastimes(
+    innate: str, learned: str, currently: str, workplace: str
+) -> None:
+    """Innate traits ("patient, caring") and what a resident is doing these days ("is
+    baking a cake", "is building a boat") say nothing of where it works; read as the
+    summary's sentences they once sent a nurse to the bakery or nowhere."""
+    inputs = {
+        "agent_name": "Wenna Tonkin",
+        "identity": f"Name: Wenna Tonkin\nAge: 39\nInnate traits: {innate}\n"
+        f"Learned traits: {learned}\nCurrently: {currently}",
+        "lifestyle": "Wenna is up at 7. Wenna goes to bed at 11pm.",
+        "daily_plan_requirement": "Wenna works from 9 to 5. Wenna has tea at Karrek tea room.",
+        "summary": f"Wenna Tonkin is 39 years old. Wenna Tonkin is {innate}. {learned} {currently}",
+        "living_area": "Porthkerris:Mennor cottage:kitchen",
+        "places": COVE,
+    }
+    assert routine(inputs).workplace == workplace
