@@ -151,6 +151,17 @@ def _best(text: str, today: date) -> When | None:
     clean, where = _normalised(text)
     if not re.search(r"\w", clean):
         return None
+    found = _best_reading(clean, today)
+    if found is None:  # a day read inside a word ("sun" of "museum") hid the time after it
+        masked = _masked(clean, today)
+        found = _best_reading(masked, today) if masked != clean else None
+    if found is None:
+        return None
+    at, end = where[found.at], where[found.at + len(found.text) - 1] + 1
+    return _moved(found, at - found.at, text[at:end])
+
+
+def _best_reading(clean: str, today: date) -> When | None:
     reference = datetime.combine(today, datetime.min.time())
     # No timeout: a reading must not depend on how busy the machine is (a clause is short).
     readings = ctparse_gen(
@@ -173,11 +184,37 @@ def _best(text: str, today: date) -> When | None:
         rank = (timed, not when.part, len(when.text), reading.score)
         if best is None or rank > best[0]:
             best = (rank, when)
-    if best is None:
-        return None
-    found = best[1]
-    at, end = where[found.at], where[found.at + len(found.text) - 1] + 1
-    return _moved(found, at - found.at, text[at:end])
+    return None if best is None else best[1]
+
+
+def _masked(clean: str, today: date) -> str:
+    """`clean` with each word the parser read a time inside of written as x's (the same
+    length, so places map back)."""
+    reference = datetime.combine(today, datetime.min.time())
+    masked = list(clean)
+    for reading in ctparse_gen(
+        clean, ts=reference, timeout=0, latent_time=False, relative_match_len=0.1
+    ):
+        found = getattr(reading, "resolution", None)
+        if not isinstance(found, (Interval, Time)):
+            continue
+        for edge in (found.mstart, found.mend - 1):
+            if 0 <= edge < len(clean) and clean[edge].isalpha() and _within_word(clean, edge):
+                start, end = edge, edge
+                while start > 0 and clean[start - 1].isalpha():
+                    start -= 1
+                while end < len(clean) and clean[end].isalpha():
+                    end += 1
+                masked[start:end] = "x" * (end - start)
+    return "".join(masked)
+
+
+def _within_word(text: str, at: int) -> bool:
+    """Whether the letter at `at` has letters on both sides or begins a longer word it
+    does not end."""
+    before = at > 0 and text[at - 1].isalpha()
+    after = at + 1 < len(text) and text[at + 1].isalpha()
+    return before or after
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:

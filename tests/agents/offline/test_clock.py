@@ -124,6 +124,21 @@ def test_numbers_and_words_that_are_no_time_are_not_read_as_times(text: str) -> 
     assert times_in(text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "minute"),
+    [
+        ("Oona opens the museum at 7.00", 7 * 60),  # "sun" of "museum" is no Sunday
+        ("Perrin sweeps the gymnasium at 7:15", 7 * 60 + 15),
+        ("Bede smokes salmon at the weir from 6", 6 * 60),
+        ("the lemon grove opens at 9:30", 9 * 60 + 30),
+        ("Cato guards the frigate at 10", 10 * 60),
+    ],
+)
+def test_a_day_read_inside_a_word_does_not_hide_the_time_after_it(text: str, minute: int) -> None:
+    (found,) = times_in(text)
+    assert (found.day, found.start) == (None, minute)
+
+
 def test_each_expression_is_found_where_it_stands() -> None:
     text = "Maud opens the chandlery at 8, and closes it at 10 at night"
     found = times_in(text)
