@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.contrib.auth.models import User
 
+from agents.cognition.recall import important
 from agents.cognition.selectors import (
     commitments_ahead_of,
     commitments_unplanned,
@@ -18,6 +19,7 @@ from agents.cognition.selectors import (
 from agents.models import Commitment
 from memories.models import MemoryKind
 from memories.services import MemoryDraft, memories_create
+from tests.agents.cognition.minds import mind_of
 from tests.factories import unseeded_simulation
 from world.models import Agent
 
@@ -87,3 +89,28 @@ def test_the_news_one_tells_is_the_most_important_thoughts_then_the_newest(
         "The bridge reopens in June",
         "The guild matters to the town",  # of two at 7, the newest
     ]
+
+
+@pytest.mark.django_db
+def test_a_resident_tells_anyone_the_one_thought_it_finds_most_important(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One, not two: with two, heard news travelled four hops and reached nearly all of a
+    town of 25 in two days (the paper: about half)."""
+    simulation = unseeded_simulation(user, monkeypatch)
+    agent = Agent.objects.filter(simulation=simulation).order_by("name").first()
+    assert agent is not None
+    said = [
+        ("The ferry to Skellow stops running in May (Odo Brack told me)", 7),
+        ("The orchard cider press is for sale", 8),
+        ("Wyn Harrow is standing for the parish council (Wyn Harrow told me)", 7),
+    ]
+    memories_create(
+        simulation=simulation,
+        drafts=[
+            MemoryDraft(agent=agent.name, kind=MemoryKind.THOUGHT, description=text, importance=i)
+            for text, i in said
+        ],
+    )
+    mind = mind_of(agent, simulation=simulation)
+    assert important(mind, agent) == ["The orchard cider press is for sale"]
