@@ -42,8 +42,8 @@ def memory_descriptions_get(*, ids: list[int]) -> dict[int, str]:
 def memory_important_list(*, agent: Agent, k: int, now: datetime) -> list[str]:
     """The agent's `k` most important thoughts and reflections (newest first among
     equals): what it would tell anyone. A happening ahead that it means to go to comes
-    first, as people talk of where they are going. Plans, observations of others' doings
-    and the record of conversations are not news."""
+    first, besides them, as people talk of where they are going. Plans, observations of
+    others' doings and the record of conversations are not news."""
     ahead = Commitment.objects.filter(agent=agent, end__gt=now, memory__isnull=False)
     going = ahead.order_by("start", "number").values_list("memory", flat=True).first()
     news = Q(importance__gte=IMPORTANT, kind__in=[MemoryKind.THOUGHT, MemoryKind.REFLECTION])
@@ -53,7 +53,7 @@ def memory_important_list(*, agent: Agent, k: int, now: datetime) -> list[str]:
     else:
         going_first = Case(When(number=going, then=0), default=1)
         rows = rows.filter(news | Q(number=going)).order_by(going_first, "-importance", "-number")
-    return list(rows.values_list("description", flat=True)[:k])
+    return list(rows.values_list("description", flat=True)[: k + (going is not None)])
 
 
 def memory_number_of(*, agent: Agent, description: str) -> int | None:

@@ -17,7 +17,7 @@ from agents.cognition.selectors import (
     object_holder,
 )
 from agents.models import Commitment
-from memories.models import MemoryKind
+from memories.models import Memory, MemoryKind
 from memories.services import MemoryDraft, memories_create
 from tests.agents.cognition.minds import mind_of
 from tests.factories import unseeded_simulation
@@ -114,3 +114,20 @@ def test_a_resident_tells_anyone_the_one_thought_it_finds_most_important(
     )
     mind = mind_of(agent, simulation=simulation)
     assert important(mind, agent) == ["The orchard cider press is for sale"]
+    # Where it means to go comes first, besides that one ("I will go to ..." is no news
+    # of its own: the news it heard of the happening is still told).
+    going = "I will go to the lantern walk at Skellow Quay on Friday."
+    memories_create(
+        simulation=simulation,
+        drafts=[
+            MemoryDraft(agent=agent.name, kind=MemoryKind.THOUGHT, description=going, importance=5)
+        ],
+    )
+    number = Memory.objects.get(agent=agent, description=going).number
+    start = simulation.start_time + timedelta(days=2)
+    Commitment.objects.create(
+        simulation=simulation, agent=agent, number=1, what="the lantern walk", address=HALL,
+        start=start, end=start + timedelta(hours=2), memory=number, step=0,
+    )  # fmt: skip
+    mind = mind_of(agent, simulation=simulation)
+    assert important(mind, agent) == [going, "The orchard cider press is for sale"]
