@@ -48,8 +48,9 @@ def statements(
 
 def important(mind: Mind, agent: Agent, k: int = 1) -> list[str]:
     """What the agent finds most important lately: the one thought it would tell anyone,
-    after a happening it means to go to (with two, hearsay travelled four hops and the Ville's party reached 20 of 24, the
-    paper's 12). Read once per agent and step (a conversation asks for it at every line)."""
+    after a happening it means to go to (with two, hearsay travelled four hops and the
+    Ville's party reached 20 of 24, the paper's 12). Read once per agent and step (a
+    conversation asks for it at every line)."""
     if agent.name not in mind.news:
         mind.news[agent.name] = memory_important_list(agent=agent, k=k, now=mind.now)
     return mind.news[agent.name]
