@@ -181,18 +181,24 @@ def _told(memory: str, heard: str) -> bool:
     return bool(words) and len(words & said) >= 0.6 * len(words)
 
 
+def _own_happenings(about: str, speaker: str) -> list[str]:
+    """The sentences of the speaker's summary that say it is about a happening now ("Oona
+    is organising a kite festival on Saturday"), judged by meaning."""
+    own = [
+        sentence
+        for sentence in re.split(r"(?<=[.!?])\s+", about.strip())
+        if sentence.startswith((f"{speaker} ", f"{speaker.split()[0]} ")) and len(sentence) <= 300
+    ]
+    return [m for m, k in zip(own, kinds(own), strict=True) if k == EVENT]
+
+
 def _news(memories: list[str], speaker: str, listener: str, heard: str, about: str = "") -> str:
     """The most important thing the speaker knows and has not told, in its own words; what
     is about others before what is about the listener (who knows its own affairs). After
     its memories, a happening its own summary says it is about now (`about`: "is organising
     a regatta on Sunday"), as the paper's prompt shows the speaker's identity: what it hosts
     is what it mentions when it has nothing newer (what it is saving for is not news)."""
-    own = [
-        sentence
-        for sentence in re.split(r"(?<=[.!?])\s+", about.strip())
-        if sentence.startswith((f"{speaker} ", f"{speaker.split()[0]} ")) and len(sentence) <= 300
-    ]
-    own = [m for m, k in zip(own, kinds(own), strict=True) if k == EVENT]
+    own = _own_happenings(about, speaker)
     told = [
         m
         for m in [*memories, *own]
@@ -259,8 +265,10 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
     memories = [re.sub(r"^\d+\.\s*", "", m) for m in lines_of(inputs["memories"])]
     for memory in memories:  # an invitation the speaker means to give this listener
         if "invite" in memory.lower() and first in memory and "invited" not in heard:
-            others = [m for m in memories if m != memory]
-            # To the happening it recalls (by meaning), of whatever kind.
+            # To the happening it recalls (by meaning), of whatever kind, else the one its
+            # summary says it is about now.
+            about = _own_happenings(str(inputs.get("summary", "")), speaker)
+            others = [m for m in memories if m != memory] + about
             judged = zip(others, kinds(others), strict=True)
             happening = next((m for m, k in judged if k == EVENT), "")
             detail = f" {first_person(happening, speaker)}." if happening else ""

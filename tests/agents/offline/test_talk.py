@@ -409,3 +409,14 @@ def test_a_speaker_mentions_what_its_summary_says_it_is_about_now(
 def test_a_summary_with_no_news_of_its_own_adds_nothing_to_say(speaker: str, summary: str) -> None:
     line = _said_to(speaker, summary, [])
     assert line.startswith("I'm well, thanks!") and "years old" not in line, line
+
+
+@pytest.mark.parametrize(("speaker", "summary", "what"), ABOUT_NOW)
+def test_an_invitation_names_the_happening_its_summary_says_it_hosts(
+    speaker: str, summary: str, what: str
+) -> None:
+    """The host whose memories in the prompt hold only its wish to invite (its one most
+    important thought) invites to the happening its summary says it is about."""
+    wish = f"{speaker.split()[0]} wants to invite Pell Oakhurst"
+    line = _said_to(speaker, summary, [wish])
+    assert line.startswith("By the way, Pell, you are invited") and what in line, line
