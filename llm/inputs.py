@@ -28,3 +28,9 @@ def agent_identity(agent: Agent) -> str:
         else "",
     ]
     return "\n".join(line for line in lines if line)
+
+
+def identity_fields(text: str) -> dict[str, str]:
+    """The fields of an identity as `agent_identity` or `agent_traits` write it, by label
+    ("Learned traits" -> its text)."""
+    return dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)

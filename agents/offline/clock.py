@@ -151,17 +151,18 @@ def _best(text: str, today: date) -> When | None:
     clean, where = _normalised(text)
     if not re.search(r"\w", clean):
         return None
-    found = _best_reading(clean, today)
-    if found is None:  # a day read inside a word ("sun" of "museum") hid the time after it
-        masked = _masked(clean, today)
-        found = _best_reading(masked, today) if masked != clean else None
+    found, inside = _best_reading(clean, today)
+    if found is None and inside:  # a day read inside a word ("sun" of "museum") hid the time
+        found, _ = _best_reading(_masked(clean, inside), today)
     if found is None:
         return None
     at, end = where[found.at], where[found.at + len(found.text) - 1] + 1
     return _moved(found, at - found.at, text[at:end])
 
 
-def _best_reading(clean: str, today: date) -> When | None:
+def _best_reading(clean: str, today: date) -> tuple[When | None, list[int]]:
+    """The parser's best reading of `clean`, and the places of the letters its readings
+    began or ended inside a word at."""
     reference = datetime.combine(today, datetime.min.time())
     # No timeout: a reading must not depend on how busy the machine is (a clause is short).
     readings = ctparse_gen(
@@ -173,10 +174,18 @@ def _best_reading(clean: str, today: date) -> When | None:
         max_stack_depth=30,
     )
     best: tuple[tuple[bool, bool, int, float], When] | None = None
+    inside: list[int] = []
     for reading in readings:
         if reading is None:
             continue
-        when = _when(clean, reading.resolution, reading.production, today)
+        found = reading.resolution
+        if isinstance(found, (Interval, Time)):
+            inside += [
+                edge
+                for edge in (found.mstart, found.mend - 1)
+                if 0 <= edge < len(clean) and clean[edge].isalpha() and _within_word(clean, edge)
+            ]
+        when = _when(clean, found, reading.production, today)
         if when is None:
             continue
         # A time of day before a date alone: "from 7 to 11" is hours, not March 7-11.
@@ -184,28 +193,20 @@ def _best_reading(clean: str, today: date) -> When | None:
         rank = (timed, not when.part, len(when.text), reading.score)
         if best is None or rank > best[0]:
             best = (rank, when)
-    return None if best is None else best[1]
+    return (None if best is None else best[1]), inside
 
 
-def _masked(clean: str, today: date) -> str:
-    """`clean` with each word the parser read a time inside of written as x's (the same
-    length, so places map back)."""
-    reference = datetime.combine(today, datetime.min.time())
+def _masked(clean: str, inside: list[int]) -> str:
+    """`clean` with each word holding a letter at `inside` written as x's (the same length,
+    so places map back)."""
     masked = list(clean)
-    for reading in ctparse_gen(
-        clean, ts=reference, timeout=0, latent_time=False, relative_match_len=0.1
-    ):
-        found = getattr(reading, "resolution", None)
-        if not isinstance(found, (Interval, Time)):
-            continue
-        for edge in (found.mstart, found.mend - 1):
-            if 0 <= edge < len(clean) and clean[edge].isalpha() and _within_word(clean, edge):
-                start, end = edge, edge
-                while start > 0 and clean[start - 1].isalpha():
-                    start -= 1
-                while end < len(clean) and clean[end].isalpha():
-                    end += 1
-                masked[start:end] = "x" * (end - start)
+    for edge in inside:
+        start, end = edge, edge
+        while start > 0 and clean[start - 1].isalpha():
+            start -= 1
+        while end < len(clean) and clean[end].isalpha():
+            end += 1
+        masked[start:end] = "x" * (end - start)
     return "".join(masked)
 
 

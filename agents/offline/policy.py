@@ -17,6 +17,7 @@ from agents.offline.clock import DAY
 from agents.offline.places import places_of
 from agents.offline.routine import routine
 from agents.sleep import is_bedtime
+from llm.inputs import identity_fields
 from llm.tasks import Inputs
 from world.addresses import Address
 
@@ -219,9 +220,7 @@ def hourly_blocks(inputs: Inputs, rng: random.Random) -> list[tuple[str, int, in
 
 
 def summary_text(inputs: Inputs) -> str:
-    fields = dict(
-        line.split(": ", 1) for line in str(inputs["agent_identity"]).splitlines() if ": " in line
-    )
+    fields = identity_fields(str(inputs["agent_identity"]))
     name = fields.get("Name", str(inputs["agent_name"]))
     parts = [f"{name} is {fields['Age']} years old." if "Age" in fields else ""]
     if "Innate traits" in fields:

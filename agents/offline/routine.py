@@ -23,6 +23,7 @@ from agents.offline.places import (
     places_of,
     workplace_of,
 )
+from llm.inputs import identity_fields
 from llm.tasks import Inputs
 from world.addresses import Address
 
@@ -51,9 +52,7 @@ def routine(inputs: Inputs) -> Routine:
     from its identity's fields where the inputs hold them (innate traits say nothing of its
     day; what it is doing currently is no workplace unless it names one), else from its
     summary's sentences."""
-    fields = dict(
-        line.split(": ", 1) for line in str(inputs.get("identity", "")).splitlines() if ": " in line
-    )
+    fields = identity_fields(str(inputs.get("identity", "")))
     learned, currently = fields.get("Learned traits", ""), fields.get("Currently", "")
     return _routine(
         str(inputs["lifestyle"]),
@@ -75,8 +74,8 @@ def _routine(
     living_area: str,
     places: str,
     name: str,
-    learned: str = "",
-    currently: str = "",
+    learned: str,
+    currently: str,
 ) -> Routine:
     home = Address.parse(living_area).sector
     away = known_away(living_area, places)

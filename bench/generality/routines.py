@@ -12,6 +12,8 @@ from agents.offline.routine import routine
 from bench.generality.measure import WAKE_TOLERANCE, apart
 from bench.generality.people import DAY, Person
 from bench.generality.world import World, world_make
+from llm.inputs import agent_traits
+from world.models import Agent
 
 
 def _inputs(world: World, person: Person) -> dict[str, Any]:
@@ -24,9 +26,14 @@ def _inputs(world: World, person: Person) -> dict[str, Any]:
         f"{fields['learned']} {fields['currently']}"
     )
     places = "\n".join(f"{p.sector}: {', '.join(a for a, _ in p.arenas)}" for p in world.places)
-    identity = (
-        f"Name: {person.name}\nAge: {fields['age']}\nInnate traits: {fields['innate']}\n"
-        f"Learned traits: {fields['learned']}\nCurrently: {fields['currently']}"
+    identity = agent_traits(
+        Agent(
+            name=person.name,
+            age=fields["age"],
+            innate=fields["innate"],
+            learned=fields["learned"],
+            currently=fields["currently"],
+        )
     )
     return {
         "agent_name": person.name,
