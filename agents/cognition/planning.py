@@ -217,8 +217,7 @@ def plan_day(mind: Mind) -> None:
     own = next((s for s in recent if "told me)" not in s), "")
     if own:
         intend(mind, own)  # its own plans (a party it hosts) become commitments too
-    midnight_then = datetime.combine(today, datetime.min.time(), tzinfo=mind.now.tzinfo)
-    commitments = commitments_of_day(agent=agent, since=midnight_then)
+    commitments = commitments_of_day(agent=agent, since=midnight)
     common = {
         "agent_name": name,
         "summary": summary(mind),
