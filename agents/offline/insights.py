@@ -33,7 +33,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from agents.offline.judgments import importances
-from agents.offline.news import fact_and_source, third_person
+from agents.offline.memo import fact_and_source
+from agents.offline.news import third_person
 from agents.offline.talk import first_person
 
 # Importances (by meaning: judgments.importances) from which a doing is news, not a sighting,

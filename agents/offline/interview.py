@@ -29,7 +29,8 @@ from datetime import datetime, timedelta
 
 from agents.offline.asked_time import moment_asked
 from agents.offline.key_words import answers, asked_about, key_words
-from agents.offline.news import fact_and_source, mid_sentence, verb_after_name
+from agents.offline.memo import fact_and_source
+from agents.offline.news import mid_sentence, verb_after_name
 from agents.offline.policy import lines_of
 from agents.offline.relevance import fits, newsworthy, question_kind
 from agents.offline.talk import first_person, with_pronouns

@@ -16,10 +16,12 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from agents.offline.meaning import Judgment, example_set, judge
+from agents.offline.memo import firsthand
 from memories.embeddings import embedder_in_process
 
 IMPORTANCE_K = 5  # nearest graded examples a rating averages
 NEWS_K = 5
+HEARSAY = 2  # what news heard second-hand weighs less than first-hand (1-10 scale)
 # What a resident passes on: a happening one can go to, or other news (a warning, a
 # closure, someone's new job); "personal" (what someone is like) only when it has no
 # news; "everyday" (a sighting, a routine, an idle object) never.
@@ -49,9 +51,15 @@ def judgments(texts: Sequence[str], name: str, k: int) -> list[Judgment]:
 
 
 def importances(texts: Sequence[str]) -> list[int]:
-    """The 1-10 importance of each memory: its nearest graded examples' weighted mean."""
-    found = judgments(texts, "importance", IMPORTANCE_K)
-    return [max(1, min(10, round(j.number()))) for j in found]
+    """The 1-10 importance of each memory: its nearest graded examples' weighted mean;
+    news heard second-hand (its teller had it from someone else) HEARSAY less than the
+    same news from the one it came from, as hearsay matters less the further it has come."""
+    read = [firsthand(text) for text in texts]
+    found = judgments([text for text, _ in read], "importance", IMPORTANCE_K)
+    rated = [
+        round(j.number()) - HEARSAY * relayed for j, (_, relayed) in zip(found, read, strict=True)
+    ]
+    return [max(1, min(10, r)) for r in rated]
 
 
 def importance(text: str) -> int:
@@ -60,7 +68,7 @@ def importance(text: str) -> int:
 
 def kinds(texts: Sequence[str]) -> list[str]:
     """What each memory is to pass on: EVENT, NEWS, PERSONAL or EVERYDAY."""
-    return [j.label for j in judgments(texts, "news", NEWS_K)]
+    return [j.label for j in judgments([firsthand(t)[0] for t in texts], "news", NEWS_K)]
 
 
 def kind(text: str) -> str:

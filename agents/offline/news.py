@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from agents.offline.judgments import EVENT, judgments, kind
+from agents.offline.memo import fact_and_source, memo
 from agents.offline.places import places_of
 from agents.offline.policy import lines_of
 from llm.tasks import Inputs
@@ -53,7 +54,6 @@ _HOLIDAYS = {
     "christmas day": (12, 25),
     "new year's eve": (12, 31),
 }
-_TOLD = re.compile(r"^(?P<fact>.+?)\s*\((?P<source>[^()]+) told me\)\.?$")
 
 
 @dataclass(frozen=True)
@@ -136,14 +136,6 @@ def happening_in(text: str, places: list[str], today: date) -> Happening | None:
     return Happening(what=what, place=place, day=day, start=start, end=end)
 
 
-def fact_and_source(memory: str) -> tuple[str, str]:
-    """A memo "<fact> (<name> told me)" as (fact, name); any other memory as (it, "")."""
-    matched = _TOLD.match(memory.strip())
-    if matched:
-        return matched["fact"].strip().rstrip("."), matched["source"].strip()
-    return memory.strip().rstrip("."), ""
-
-
 def third_person(text: str, speaker: str) -> str:
     """What `speaker` said of itself, told of it: "I am hosting my party" -> "<speaker> is
     hosting <speaker>'s party"."""
@@ -205,19 +197,22 @@ def verb_after_name(verb: str) -> str:
     return f"{verb}s"
 
 
-def _news_in(line: str) -> str:
-    """The news a line of the offline conversation passes on, as a fact ("" if none)."""
+def _news_in(line: str) -> tuple[str, str]:
+    """The news a line of the offline conversation passes on, as a fact ("" if none), and
+    who the speaker says told it ("" when it is the speaker's own)."""
     text = line.strip()
     for opener in ("By the way, ", "Oh, and ", "I'm well, thanks! By the way, "):
         if opener in text:
             text = text.split(opener, 1)[1]
             break
     else:
-        return ""
+        return "", ""
     if text.lower().startswith("you are invited"):
-        return ""
+        return "", ""
     told = re.match(r"(?P<who>[A-Z][\w'-]+(?: [A-Z][\w'-]+)*) told me that (?P<fact>.+)", text)
-    return fact_and_source(named_again(told["fact"], told["who"]) if told else text)[0]
+    if told is None:
+        return fact_and_source(text)[0], ""
+    return fact_and_source(named_again(told["fact"], told["who"]))[0], told["who"]
 
 
 _SUBJECT = re.compile(
@@ -264,25 +259,26 @@ def takeaways(inputs: Inputs, rng: random.Random) -> tuple[str, str, Happening |
         for line in lines_of(inputs["dialogue"])
         if line.startswith(f"{partner}: ")
     ]
-    facts = [third_person(fact, partner).rstrip(".") for fact in map(_news_in, said) if fact]
-    facts = [f for f in facts if name not in f]  # news of itself is no news to it
+    heard = [(third_person(fact, partner).rstrip("."), who) for fact, who in map(_news_in, said)]
+    # (news of itself is no news to it)
+    facts = {fact: who for fact, who in heard if fact and name not in fact}
     if not facts:
         return "", "", None
     places = list(places_of(str(inputs["places"])))
     today = date.fromisoformat(str(inputs["date"]))
     # A happening one could go to is what a resident remembers first.
-    fact = next((f for f in facts if happening_in(f, places, today)), facts[0])
-    memo = f"{fact} ({partner} told me)."
+    fact = next((f for f in facts if happening_in(f, places, today)), next(iter(facts)))
+    kept = memo(fact, partner, facts[fact])
     happening = happening_in(fact, places, today)
     if happening is None or happening.day is None or happening.day < today:
-        return memo, "", None  # news to remember and pass on, nothing to do about it
+        return kept, "", None  # news to remember and pass on, nothing to do about it
     if not _goes(inputs, fact, rng):
-        return memo, f"I heard that {mid_sentence(fact)}, but I will not go.", None
+        return kept, f"I heard that {mid_sentence(fact)}, but I will not go.", None
     when = f"{happening.day:%B} {happening.day.day} at {_clock(happening.start)}"
     host = host_of(fact, happening.what)
     whose = f"{host}'s" if host else "the"
     thought = f"I will go to {whose} {happening.what} at {happening.place} on {when}."
-    return memo, thought, happening
+    return kept, thought, happening
 
 
 # Verbs of making a happening happen: its subject is its host ("X is planning a party").
@@ -305,6 +301,11 @@ def host_of(fact: str, what: str) -> str:
     if len(parts) < 2:
         return ""
     subject, rest = parts[0].strip(), parts[1]
+    # The name right before the verb is its subject: "Ida Moss heard that Oren Pike is
+    # planning ..." is Oren Pike's, not "Ida Moss heard that Oren Pike"'s.
+    named = re.search(r"(?:^|\s)((?:[A-Z][\w'-]* )*[A-Z][\w'-]*)$", subject)
+    if named and named.start(1) > 0:
+        subject = named[1]
     if len(subject) < 60 and _HOSTING.search(rest.split(what, 1)[0]):
         return subject
     return ""

@@ -14,7 +14,8 @@ import random
 import re
 
 from agents.offline.judgments import EVENT, EVERYDAY, NEWSWORTHY, kinds
-from agents.offline.news import fact_and_source, happening_what, mid_sentence, tell
+from agents.offline.memo import fact_and_source
+from agents.offline.news import happening_what, mid_sentence, tell
 from agents.offline.policy import lines_of
 from llm.tasks import Inputs
 

@@ -100,4 +100,5 @@ def test_reported_speech_uses_pronouns_and_the_listener_keeps_the_name(
         "summary": f"{ORIN} mends nets.",
     }
     memo, _, _ = takeaways(inputs, random.Random(0))
-    assert kept in memo and f"({NELL} told me)" in memo, memo
+    # who told it, and from whom that one had it: second-hand news weighs less
+    assert kept in memo and f"({NELL} told me, having heard it from {teller})" in memo, memo

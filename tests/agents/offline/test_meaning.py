@@ -88,7 +88,12 @@ def test_every_example_set_ships_the_vectors_its_statements_embed_to() -> None:
         sample = list(examples.texts[:: max(1, len(examples.texts) // 5)])
         fresh = embedder_in_process().embed(sample, PASSAGE)
         rows = shipped[:: max(1, len(examples.texts) // 5)]
-        assert np.allclose(rows, fresh, atol=1e-5), examples.name
+        # The same up to the CPU's rounding (vectors made on one CPU differ from another's
+        # by about 0.002 a component); an edited statement's vector is far from its old one.
+        cosines = (rows * fresh).sum(axis=1) / (
+            np.linalg.norm(rows, axis=1) * np.linalg.norm(fresh, axis=1)
+        )
+        assert cosines.min() > 0.9995, examples.name
 
 
 @pytest.mark.django_db

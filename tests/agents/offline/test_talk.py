@@ -325,6 +325,14 @@ def test_a_retold_line_keeps_its_verbs_grammatical(said: str, told: str) -> None
         ("Cato Wren will go to Ada Byrne's quiz night at the Anchor", "quiz night", "Ada Byrne"),
         ("Cato Wren will go to a quiz night at the Anchor", "quiz night", ""),
         ("Cato Wren is going to the quiz night", "quiz night", ""),
+        # hearsay of hearsay: the host is the name right before the verb
+        ("Ida Moss heard that Oren Pike is planning a kite day", "kite day", "Oren Pike"),
+        (
+            "Bea Lund said that Tomas Oyelaran is hosting a poetry slam",
+            "poetry slam",
+            "Tomas Oyelaran",
+        ),
+        ("the old ferryman is organising a regatta on Sunday", "regatta", "the old ferryman"),
     ],
 )
 def test_a_retold_plan_names_the_host_not_a_guest(fact: str, what: str, host: str) -> None:
