@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from agents.offline.judgments import EVERYDAY, NEWSWORTHY, importances, kinds
+from agents.offline.judgments import EVERYDAY, HEARSAY, NEWSWORTHY, importances, kinds
 from agents.offline.news import takeaways
 from agents.offline.talk import converse_line
 
@@ -184,6 +184,22 @@ def test_news_told_to_one_resident_is_passed_on_to_another(kind: str, text: str)
     assert f"{TELLER} told me that" in said, (kind, said)
     fact = memo.removesuffix(f" ({TELLER} told me).")
     assert fact.lower().rstrip(".") in said.lower(), (kind, said)
+
+
+@pytest.mark.parametrize(("kind", "text"), PHRASINGS[::2])
+def test_news_passed_on_again_is_kept_as_second_hand_and_weighs_less(kind: str, text: str) -> None:
+    """The third resident keeps who told it and from whom that one had it, and rates it
+    HEARSAY below the same memo had the second resident made the news itself: hearsay
+    matters less the further it has come (with every hearer's one thought told, heard news
+    otherwise went five hops in two days)."""
+    memo = _memo(HEARER, TELLER, _conversation(TELLER, HEARER, [text]))
+    passed = _memo(THIRD, HEARER, _conversation(HEARER, THIRD, [memo]))
+    fact = memo.removesuffix(f" ({TELLER} told me).")
+    assert passed == f"{fact} ({HEARER} told me, having heard it from {TELLER}).", (kind, passed)
+    firsthand = f"{fact} ({HEARER} told me)."
+    first, second = importances([firsthand, passed])
+    assert second == max(1, first - HEARSAY), (kind, firsthand, first, passed, second)
+    assert kinds([passed]) == kinds([firsthand]), kind  # news all the same
 
 
 @pytest.mark.parametrize(
