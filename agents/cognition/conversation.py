@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 
 from agents.cognition import StepContext
+from agents.cognition.identity import summary
 from agents.cognition.mind import Mind, Note, summary_of
 from agents.cognition.news import relationship_with, takeaways_ask, takeaways_keep
-from agents.cognition.planning import summary
 from agents.cognition.recall import important, remember, statements
 from agents.events import agent_acting, agent_chat_cooldown, conversation_held, plan_revised
 from agents.payloads import ConversationLine

@@ -59,7 +59,7 @@ class Mind:
     # (the committed memories, the other's action) stays the same all step
     bonds: dict[tuple[str, str], str] = field(default_factory=dict)
     sightings: list[Sighting] = field(default_factory=list)
-    summary: str = ""  # the day's summary, when made this step (`planning.summary`)
+    summary: str = ""  # the day's summary, when made this step (`identity.summary`)
 
     @property
     def name(self) -> str:

@@ -8,10 +8,11 @@ from datetime import timedelta
 from agents.cognition.acting import start_action
 from agents.cognition.blocks import Block
 from agents.cognition.conversation import ANYONE, converse
+from agents.cognition.identity import summary
 from agents.cognition.mind import Mind, Note, Sighting
 from agents.cognition.news import recalled_about
 from agents.cognition.places import sector_arena
-from agents.cognition.planning import NextAction, current_block, summary
+from agents.cognition.planning import NextAction, current_block
 from agents.events import IDLE, agent_learned, agent_perceived, is_idle, plan_revised
 from agents.sleep import is_sleeping
 from agents.tasks.react import REACT

@@ -1,5 +1,5 @@
-"""Planning: the summary description, the day plan and its hour blocks (once a sim day),
-the decomposition of a block into 5-15 minute actions, and the block covering now."""
+"""Planning: the day plan and its hour blocks (once a sim day), the decomposition of a
+block into 5-15 minute actions, and the block covering now."""
 
 from __future__ import annotations
 
@@ -10,27 +10,25 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from agents.cognition.blocks import Block
+from agents.cognition.identity import summary, yesterday
 from agents.cognition.mind import Mind, Note
 from agents.cognition.news import intend
 from agents.cognition.places import sector_arena
 from agents.cognition.recall import statements
 from agents.cognition.selectors import (
     commitments_of_day,
-    day_recollection,
-    memory_last_plan_get,
     plan_actions_list,
     plan_block_current,
     plan_blocks_of_day,
 )
-from agents.events import agent_day_planned, agent_summarized, plan_item, plan_made, plan_revised
+from agents.events import agent_day_planned, plan_item, plan_made, plan_revised
 from agents.models import Commitment, PlanLevel
 from agents.payloads import PlanItemPayload
 from agents.selectors import plan_line
 from agents.tasks.day_plan import DAY_PLAN
 from agents.tasks.decompose import DECOMPOSE
 from agents.tasks.hourly_schedule import HOURLY_SCHEDULE
-from agents.tasks.summary import SUMMARY
-from llm.inputs import agent_identity, agent_traits
+from llm.inputs import agent_traits
 from llm.port import llm_run, llm_send_ahead
 from memories.models import MemoryKind
 
@@ -47,53 +45,6 @@ class NextAction:
     emoji: str
     spo: list[str]
     object_state: str
-
-
-def summary(mind: Mind) -> str:
-    """The agent's summary description, made once a sim day from three retrievals."""
-    agent, today, name = mind.agent, mind.now.date(), mind.name
-    if mind.summary:
-        return mind.summary
-    if agent.summary and agent.summary_date == today:
-        return agent.summary
-    result = llm_run(
-        task=SUMMARY,
-        inputs={
-            "agent_name": name,
-            "agent_identity": agent_identity(agent),
-            "statements": statements(
-                mind,
-                agent,
-                f"{name}'s core characteristics",
-                f"{name}'s current daily occupation",
-                f"{name}'s feeling about recent progress in life",
-                k=4,
-            ),
-        },
-        simulation=mind.simulation,
-        agent=agent,
-    )
-    mind.emit(agent_summarized(agent=name, summary=result.summary, date=today.isoformat()))
-    # Kept in the mind, not the resident's row: another resident deciding this step reads
-    # the row as committed, whichever process or shard decides it.
-    mind.summary = result.summary
-    return result.summary
-
-
-def yesterday(mind: Mind) -> str:
-    """What the agent did yesterday, whom it met and what it learned, from its memories;
-    the latest day plan it remembers when it made no memories yesterday."""
-    day = mind.now.date() - timedelta(days=1)
-    seen = day_recollection(agent=mind.agent, day=day, tz=mind.now.tzinfo)
-    parts = [f"{seen['planned'][0]}."] if seen["planned"] else []
-    if seen["met"]:
-        parts.append(f"{mind.name} talked with {', '.join(seen['met'])}.")
-    if seen["learned"]:
-        parts.append("What stayed with " + mind.name + ": " + " ".join(seen["learned"]))
-    if parts:
-        return " ".join(parts)
-    last = memory_last_plan_get(agent=mind.agent)
-    return last or "This is the first day of the simulation."
 
 
 def with_commitments(blocks: list[Block], commitments: list[Commitment]) -> list[Block]:
