@@ -269,7 +269,8 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
             # To the happening it recalls (by meaning), of whatever kind, else the one its
             # summary says it is about now.
             about = _own_happenings(str(inputs.get("summary", "")), speaker)
-            others = [m for m in memories if m != memory] + about
+            # (a record of talk is no happening, whatever news it holds)
+            others = [m for m in memories if m != memory and not _record(m)] + about
             judged = zip(others, kinds(others), strict=True)
             happening = next((m for m, k in judged if k == EVENT), "")
             detail = f" {first_person(happening, speaker)}." if happening else ""

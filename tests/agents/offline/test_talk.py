@@ -428,3 +428,19 @@ def test_an_invitation_names_the_happening_its_summary_says_it_hosts(
     wish = f"{speaker.split()[0]} wants to invite Pell Oakhurst"
     line = _said_to(speaker, summary, [wish])
     assert line.startswith("By the way, Pell, you are invited") and what in line, line
+
+
+@pytest.mark.parametrize(("speaker", "summary", "what"), ABOUT_NOW)
+def test_an_invitation_is_never_to_a_conversation_the_host_remembers(
+    speaker: str, summary: str, what: str
+) -> None:
+    """A record of talk is no happening, whatever news it holds: "you are invited to my
+    conversation!" came from the host's memory of talking about the happening."""
+    wish = f"{speaker.split()[0]} wants to invite Pell Oakhurst"
+    talk = (
+        f'{speaker} and Wenna Colley had a conversation. Wenna Colley said: "I will go to '
+        f"{speaker}'s {what} on Saturday at the dunes, a grand celebration.\""
+    )
+    line = _said_to(speaker, summary, [wish, talk])
+    assert line.startswith("By the way, Pell, you are invited") and "conversation" not in line
+    assert what in line, line
