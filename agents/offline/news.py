@@ -260,7 +260,7 @@ def takeaways(inputs: Inputs, rng: random.Random) -> tuple[str, str, Happening |
         if line.startswith(f"{partner}: ")
     ]
     heard = [(third_person(fact, partner).rstrip("."), who) for fact, who in map(_news_in, said)]
-    # (news of itself is no news to it)
+    # Each fact heard, with who the partner had it from; news of itself is no news to it.
     facts = {fact: who for fact, who in heard if fact and name not in fact}
     if not facts:
         return "", "", None
