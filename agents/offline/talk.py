@@ -267,9 +267,8 @@ def converse_line(inputs: Inputs, rng: random.Random) -> tuple[str, bool]:
     for memory in memories:  # an invitation the speaker means to give this listener
         if "invite" in memory.lower() and first in memory and "invited" not in heard:
             # To the happening it recalls (by meaning), of whatever kind, else the one its
-            # summary says it is about now.
+            # summary says it is about now; a record of talk is none, whatever it holds.
             about = _own_happenings(str(inputs.get("summary", "")), speaker)
-            # (a record of talk is no happening, whatever news it holds)
             others = [m for m in memories if m != memory and not _record(m)] + about
             judged = zip(others, kinds(others), strict=True)
             happening = next((m for m, k in judged if k == EVENT), "")

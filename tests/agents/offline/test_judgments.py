@@ -199,6 +199,7 @@ def test_news_passed_on_again_is_kept_as_second_hand_and_weighs_less(kind: str, 
     firsthand = f"{fact} ({HEARER} told me)."
     first, second = importances([firsthand, passed])
     assert second == max(1, first - HEARSAY), (kind, firsthand, first, passed, second)
+    assert second < first, (kind, first, second)  # whatever HEARSAY is set to, it weighs less
     assert kinds([passed]) == kinds([firsthand]), kind  # news all the same
 
 
