@@ -124,6 +124,7 @@ serve: migrate static
 	@trap 'kill -TERM $$web $$worker 2>/dev/null; wait' INT TERM; \
 	$(VENV)/bin/celery -A smallville_project worker -Q smallville,smallville.reflection,smallville.webhooks --loglevel=INFO --concurrency=2 & worker=$$!; \
 	$(VENV)/bin/gunicorn -c python:smallville_project.gunicorn_conf & web=$$!; \
+	$(PY) -m observability.ready_wait http://$${SMALLVILLE_WEB_BIND:-127.0.0.1:8000} 120; \
 	wait
 
 # The development server (reloads on changes; a connection per request thread), where

@@ -52,4 +52,28 @@ class Watchdog(bootsteps.StartStopStep):
         )
 
 
+class Presence(bootsteps.StartStopStep):
+    """The worker says it is alive every third of a lease period (world.leases.worker_beat),
+    for readiness (/readyz) and the live-workers metric; a clean stop removes it at once."""
+
+    requires = ("celery.worker.components:Timer",)
+
+    def start(self, worker: Any) -> None:
+        from django.conf import settings
+
+        from world.leases import worker_beat
+
+        name = str(worker.hostname)
+        worker_beat(name)
+        worker.timer.call_repeatedly(
+            float(settings.SMALLVILLE_LEASE_SECONDS) / 3, lambda: worker_beat(name)
+        )
+
+    def stop(self, worker: Any) -> None:
+        from world.leases import worker_gone
+
+        worker_gone(str(worker.hostname))
+
+
 app.steps["worker"].add(Watchdog)
+app.steps["worker"].add(Presence)

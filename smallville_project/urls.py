@@ -1,4 +1,5 @@
-"""Top-level URLs: the web face, admin, API, OpenAPI schema, Swagger UI and Redoc."""
+"""Top-level URLs: health and readiness, the web face, admin, API, OpenAPI schema, Swagger UI
+and Redoc."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from observability.health import healthz, readyz
 from web.docs import RedocView, SwaggerView
 
 # Under /api/, Django's own 400, 403, 404 and 500 answer as the API's problems too.
@@ -15,6 +17,9 @@ handler404 = "api.errors.handler404"
 handler500 = "api.errors.handler500"
 
 urlpatterns = [
+    # For a load balancer or an orchestrator: no authentication (observability/health.py).
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

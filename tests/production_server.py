@@ -77,7 +77,7 @@ class ProductionServer:
             if self.process.poll() is not None:
                 raise RuntimeError(f"gunicorn exited: see {self.log}")
             try:
-                self.request("GET", "/api/", timeout=5)
+                self.request("GET", "/healthz", timeout=5)
                 return
             except OSError:
                 time.sleep(0.2)

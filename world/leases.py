@@ -21,9 +21,13 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
+import redis
 from django.conf import settings
 from django.core.cache import cache
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,7 @@ def _forget_after_fork() -> None:
     _naming = threading.Lock()
     _held.clear()
     _keeper, _holder = None, None
+    _workers_clients.clear()  # a Redis connection is not shared across a fork
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)
@@ -146,3 +151,50 @@ def holders_alive(keys: list[str]) -> set[str]:
     except Exception as exc:
         log.warning("could not read leases: %s", exc)
         return set(keys)
+
+
+# Live workers: each Celery worker's main process beats every third of a lease period
+# (smallville_project/celery.py) into one sorted set of the shared cache's Redis, name ->
+# time of its last beat; a worker is live while its last beat is within a lease period.
+# Read by readiness and the metrics (observability/).
+WORKERS_KEY = "smallville:workers"
+_workers_clients: dict[str, Any] = {}  # the cache's URL -> a client with short timeouts
+
+
+def _workers_redis() -> Any:
+    url = str(settings.CACHES["default"]["LOCATION"])
+    client = _workers_clients.get(url)
+    if client is None:
+        client = redis.Redis.from_url(
+            url, socket_timeout=1, socket_connect_timeout=1, retry=Retry(NoBackoff(), 1)
+        )
+        _workers_clients[url] = client
+    return client
+
+
+def _workers_key() -> str:
+    return f"{settings.CACHES['default'].get('KEY_PREFIX', '')}:{WORKERS_KEY}"
+
+
+def worker_beat(name: str) -> None:
+    """The worker `name` is alive now (a cache that cannot be reached only logs)."""
+    try:
+        _workers_redis().zadd(_workers_key(), {name: time.time()})
+    except Exception as exc:
+        log.warning("could not record worker %s: %s", name, exc)
+
+
+def worker_gone(name: str) -> None:
+    """The worker `name` stopped (a clean shutdown; a killed one lapses)."""
+    try:
+        _workers_redis().zrem(_workers_key(), name)
+    except Exception as exc:
+        log.warning("could not remove worker %s: %s", name, exc)
+
+
+def workers_alive() -> list[str]:
+    """The names of the workers whose last beat is within a lease period; raises when the
+    cache cannot be reached (readiness reports it)."""
+    client, key, since = _workers_redis(), _workers_key(), time.time() - _ttl()
+    client.zremrangebyscore(key, "-inf", since - 60 * _ttl())  # long gone
+    return sorted(name.decode() for name in client.zrangebyscore(key, since, "+inf"))

@@ -11,11 +11,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
 from integration.webhooks.signing import (
     HEADER_EVENT,
     HEADER_ID,
-    HEADER_SIGNATURE,
-    HEADER_TIMESTAMP,
+    LEGACY_SIGNATURE,
+    LEGACY_TIMESTAMP,
+    legacy_signature,
     signature_verify,
 )
 
@@ -27,7 +30,7 @@ WORKER = {"SMALLVILLE_WEBHOOKS_ALLOW_PRIVATE": "1", "SMALLVILLE_WEBHOOKS_BACKOFF
 @dataclass(frozen=True)
 class Received:
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names in lower case
     body: bytes
     answered: int
     at: float  # time.monotonic() when it came
@@ -47,7 +50,11 @@ class Receiver:
                     code = receiver.answers.pop(0) if receiver.answers else 200
                     receiver.received.append(
                         Received(
-                            self.path, dict(self.headers.items()), body, code, time.monotonic()
+                            self.path,
+                            {k.lower(): v for k, v in self.headers.items()},
+                            body,
+                            code,
+                            time.monotonic(),
                         )
                     )
                 self.send_response(code)
@@ -75,22 +82,35 @@ class Receiver:
         self.server.server_close()
 
 
+def verified_by_the_standard_library(secret: str, body: bytes, headers: dict[str, str]) -> bool:
+    """A receiver's check with the Standard Webhooks library (`standardwebhooks`), as
+    docs/integration.md shows it."""
+    try:
+        Webhook(secret).verify(body, headers, json_parse=False)
+    except WebhookVerificationError:
+        return False
+    return True
+
+
 def assert_attempts_of_one_delivery(
     got: list[Received], *, secret: str, event: str, delivery_id: str, backoff: float
 ) -> None:
     """What a receiver checks (docs/integration.md): each attempt is signed with the
-    webhook's secret over its timestamp and body (a changed body fails the check), is of
-    `event`, and carries the one idempotency key and the same bytes as the first; and
-    each retry came after its backoff (`backoff` seconds, doubling)."""
+    webhook's secret per Standard Webhooks (its library and ours agree; a changed body
+    fails the check) and with the deprecated headers of before, is of `event`, and carries
+    the one idempotency key and the same bytes as the first; and each retry came after its
+    backoff (`backoff` seconds, doubling)."""
     assert got
     gaps = [later.at - earlier.at for earlier, later in itertools.pairwise(got)]
     assert all(gap >= backoff * 2**n for n, gap in enumerate(gaps)), gaps
     for request in got:
         headers = request.headers
-        timestamp, signed = headers[HEADER_TIMESTAMP], headers[HEADER_SIGNATURE]
         for body, valid in ((request.body, True), (request.body + b" ", False)):
-            checked = signature_verify(secret=secret, body=body, timestamp=timestamp, signed=signed)
-            assert checked is valid
+            assert verified_by_the_standard_library(secret, body, headers) is valid
+            assert signature_verify(secret=secret, body=body, headers=headers) is valid
+        stamp = int(headers[LEGACY_TIMESTAMP])
+        legacy = legacy_signature(secret=secret, timestamp=stamp, body=request.body)
+        assert headers[LEGACY_SIGNATURE] == legacy
         assert headers[HEADER_EVENT] == event
         assert headers[HEADER_ID] == delivery_id
         assert request.body == got[0].body
