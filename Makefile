@@ -60,6 +60,20 @@ chromium:
 			echo "the browser tests need Chromium: sudo apt-get install -y chromium"; exit 1; \
 		fi; }
 
+# The metrics test (tests/observability) scrapes /metrics with a real Prometheus, the Debian
+# package, started by the test (the package's own service is not started).
+.PHONY: prometheus
+prometheus:
+	@command -v prometheus >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing prometheus (apt-get) for the metrics test"; \
+			printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; \
+			status=$$?; rm -f /usr/sbin/policy-rc.d; exit $$status; \
+		else \
+			echo "the metrics test needs Prometheus: sudo apt-get install -y prometheus"; exit 1; \
+		fi; }
+
 # `make demo LLM=local` runs it on the local model (three residents, each call's latency).
 LLM ?= offline
 demo: migrate
@@ -86,7 +100,7 @@ schema: migrate
 # fail at times (docs/testing.md). The 25 slowest tests are printed at the end, so a slow
 # CI run says where its time went.
 PYTEST_WORKERS ?= 0
-pytest: install install-local chromium
+pytest: install install-local chromium prometheus
 	$(VENV)/bin/pytest -q --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup
 
 test: lint schema pytest

@@ -23,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, connection
 
+from kernel.metrics import STREAM_CLIENTS
 from kernel.pools import pool
 from world.models import Event
 from world.selectors import events_after, simulations_last_seq
@@ -104,6 +105,7 @@ class Hub:
             client.end()
             return client
         self.clients.setdefault(spec.simulation_id, set()).add(client)
+        STREAM_CLIENTS.inc()
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
         self._wake.set()
@@ -111,7 +113,9 @@ class Hub:
 
     def leave(self, client: Client) -> None:
         clients = self.clients.get(client.spec.simulation_id, set())
-        clients.discard(client)
+        if client in clients:
+            clients.discard(client)
+            STREAM_CLIENTS.dec()
         if not clients:
             self.clients.pop(client.spec.simulation_id, None)
 

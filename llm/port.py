@@ -35,6 +35,7 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import BaseModel, ValidationError
 
+from kernel.metrics import MODEL_CALLS, MODEL_CALLS_IN_FLIGHT
 from world.leases import process_holder
 from world.models import Agent, Simulation
 
@@ -60,6 +61,7 @@ from .errors import (
     UnknownTask,
 )
 from .models import ModelCall, ModelProfile
+from .observed import calls_counted
 from .profiles import call_cost, profile_backend, profile_route
 from .services import model_call_claim, model_call_complete, model_call_take
 from .tasks import Inputs, OutputT, PromptTask, task_get
@@ -307,12 +309,15 @@ def _call(
         assert simulation is not None
         if (taken := answer_await(simulation_id=simulation.pk, key=key)) is not None:
             model_call_take(call_id=taken.call_id, step=step, decider=decider)
+            MODEL_CALLS.labels(prompt_task.name, backend.name, backend.model, "shared").inc()
             if taken.fallback:
                 fallbacks_record([{"task": prompt_task.name, "call": taken.call_id}])
             return prompt_task.output.model_validate(taken.output)
         # The identical call failed or its process died: this one asks.
     started = time.monotonic()
+    in_flight = MODEL_CALLS_IN_FLIGHT.labels(backend.name)
     with answer_making(key):
+        in_flight.inc()
         try:
             result = backend.complete(request)
         except BaseException as exc:  # a bug or an interrupt: still account for the call
@@ -320,6 +325,8 @@ def _call(
             failed = BackendResult(output=None, raw_reply="", attempts=[crashed])
             _complete(call, failed, started, profile)
             raise
+        finally:
+            in_flight.dec()
         if isinstance(result.failure, ModelOutputInvalid) and backend.name != "offline":
             result = _fail_safe(result, task=prompt_task, inputs=inputs, seed=seed)
         _complete(call, result, started, profile)
@@ -362,6 +369,15 @@ def _complete(
         error = ""
     prompt_tokens = sum(attempt.prompt_tokens for attempt in result.attempts)
     completion_tokens = sum(attempt.completion_tokens for attempt in result.attempts)
+    seconds = time.monotonic() - started
+    cost = call_cost(profile, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+    calls_counted(
+        call,
+        outcome="fallback" if result.fallback else ("failed" if error else "answered"),
+        seconds=seconds,
+        tokens=(prompt_tokens, completion_tokens),
+        cost=cost,
+    )
     model_call_complete(
         call=call,
         raw_reply=result.raw_reply,
@@ -369,11 +385,11 @@ def _complete(
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         usage=result.usage,
-        latency_ms=round((time.monotonic() - started) * 1000),
+        latency_ms=round(seconds * 1000),
         attempt_log=[attempt.as_log() for attempt in result.attempts],
         error=error[:4000],
         fallback=result.fallback,
-        cost=call_cost(profile, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens),
+        cost=cost,
     )
 
 

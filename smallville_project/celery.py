@@ -6,13 +6,21 @@ import os
 from typing import Any
 
 from celery import Celery, bootsteps
-from celery.signals import task_prerun
+from celery.signals import task_prerun, worker_process_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
 
 app = Celery("smallville")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_process_shutdown.connect
+def _process_gone(**_: Any) -> None:
+    """A pool process exits: its live gauges (calls in flight) no longer count."""
+    from observability.metrics import process_gone
+
+    process_gone(os.getpid())
 
 
 @task_prerun.connect

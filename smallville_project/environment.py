@@ -112,3 +112,18 @@ def env_rate(name: str, default: str) -> str:
             f"{name} must be a rate such as 30/minute (per s, m, h or d); got {value!r}"
         )
     return value
+
+
+def env_networks(name: str, default: str) -> list[str]:
+    """Addresses or networks, comma-separated (`10.0.0.0/8,192.168.1.7`), each checked."""
+    import ipaddress
+
+    items = env_list(name, default)
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must be addresses or networks, comma-separated; got {item!r}"
+            ) from None
+    return items

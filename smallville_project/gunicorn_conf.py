@@ -78,6 +78,21 @@ def on_starting(server: Any) -> None:
     for name, value in POOL_ENVIRONMENT.items():
         os.environ.setdefault(name, value)
     server.handle_int = server.handle_term
+    _metrics().stale_files_remove()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A web process exited: its live gauges (calls in flight, stream clients) no longer count."""
+    _metrics().process_gone(worker.pid)
+
+
+def _metrics() -> Any:
+    """observability.metrics, with the settings read first (they name the metrics' folder)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "smallville_project.settings")
+    import smallville_project.settings  # noqa: F401
+    from observability import metrics
+
+    return metrics
 
 
 def post_worker_init(worker: Any) -> None:

@@ -1,5 +1,5 @@
-"""Top-level URLs: health and readiness, the web face, admin, API, OpenAPI schema, Swagger UI
-and Redoc."""
+"""Top-level URLs: health, readiness and metrics, the web face, admin, API, OpenAPI schema,
+Swagger UI and Redoc."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from observability.health import healthz, readyz
+from observability.metrics import metrics
 from web.docs import RedocView, SwaggerView
 
 # Under /api/, Django's own 400, 403, 404 and 500 answer as the API's problems too.
@@ -20,6 +21,8 @@ urlpatterns = [
     # For a load balancer or an orchestrator: no authentication (observability/health.py).
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    # Prometheus: a bearer token or an allowed address (observability/metrics.py).
+    path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

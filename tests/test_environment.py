@@ -17,6 +17,7 @@ from smallville_project.environment import (
     env_float,
     env_int,
     env_int_or_none,
+    env_networks,
     env_rate,
     env_url,
 )
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("SMALLVILLE_CACHE_URL", "127.0.0.1:6379"),  # a URL
         ("SMALLVILLE_THROTTLE_RUN", "30 a minute"),  # a rate
         ("SMALLVILLE_ENGINE", "bariere"),  # one of a few names
+        ("SMALLVILLE_METRICS_ALLOW", "10.0.0.0/8,the office"),  # addresses or networks
     ],
 )
 def test_manage_py_check_fails_naming_a_bad_variable(name: str, value: str) -> None:
@@ -105,3 +107,11 @@ def test_rates_choices_and_limits_that_may_be_unset(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("SV_LIMIT", "ten")
     with pytest.raises(ImproperlyConfigured, match="SV_LIMIT"):
         env_int_or_none("SV_LIMIT", minimum=0)
+
+
+def test_networks_are_addresses_or_networks_each_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SV_NETS", " 10.1.0.0/16, 192.168.7.9 ,::1/128,")
+    assert env_networks("SV_NETS", "") == ["10.1.0.0/16", "192.168.7.9", "::1/128"]
+    monkeypatch.setenv("SV_NETS", "10.1.0.0/16,10.300.0.1")
+    with pytest.raises(ImproperlyConfigured, match=r"SV_NETS .*'10\.300\.0\.1'"):
+        env_networks("SV_NETS", "")

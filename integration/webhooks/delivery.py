@@ -15,6 +15,8 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from kernel.metrics import WEBHOOK_DELIVERIES
+
 from .addresses import UrlRefused, url_check
 from .models import DeliveryStatus, WebhookDelivery, WebhookSubscription
 from .services import deliveries_abandon, deliveries_send
@@ -51,6 +53,13 @@ def delivery_attempt(*, delivery_id: str) -> str | None:
     ).update(status=DeliveryStatus.SENDING, attempts=F("attempts") + 1, claimed_at=now)
     if not claimed:
         return None
+    status = _attempt(delivery_id)
+    outcome = "retried" if status == DeliveryStatus.PENDING else str(status)
+    WEBHOOK_DELIVERIES.labels(outcome=outcome).inc()
+    return status
+
+
+def _attempt(delivery_id: str) -> str:
     delivery = WebhookDelivery.objects.select_related("subscription").get(pk=delivery_id)
     subscription = delivery.subscription
     if not subscription.active:

@@ -14,6 +14,7 @@ from .cache_broker import *  # noqa: F403
 from .database import *  # noqa: F403
 from .llm import *  # noqa: F403
 from .logging import *  # noqa: F403
+from .observability import *  # noqa: F403
 from .runtime import *  # noqa: F403
 from .streams import *  # noqa: F403
 from .web import *  # noqa: F403

@@ -25,6 +25,7 @@ from django.db import transaction
 from agents.events import AGENT_MOVED, REFLECTION_REQUESTED
 from runtime.commit_context import CommitContext, CommittedAgent, NotReady, committed_agents
 from runtime.dispatch import RecordingBroker, Reflect, broker_used
+from runtime.engine.observed import steps_committed
 from runtime.models import StagedCommit
 from runtime.rules import AFTER_COMMIT, COMMIT_RULES
 from world.eventlog import EventDraft, events_append_steps, events_project
@@ -210,7 +211,9 @@ def _log_write(simulation: Simulation, until: int, fresh: dict[int, list[dict[st
             EventDraft(kind=e["kind"], agent=e["agent"], payload=e["payload"]) for e in staged
         ]
         batches.append((step + 1, [*drafts, simulation_stepped(step=step + 1)]))
+    first = simulation.step
     events_append_steps(simulation=simulation, batches=batches, projected=False)
+    steps_committed(engine="ahead", simulation_id=simulation.pk, first=first, until=until)
     # The clock's projection needs only the last `simulation.stepped`.
     events_project(simulation=simulation, drafts=[simulation_stepped(step=until)], step=until)
     stale = [c.pk for found in commits.values() for c in found]

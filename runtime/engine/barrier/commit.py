@@ -13,6 +13,7 @@ from django.db import transaction
 from runtime.commit_context import CommitContext, NotReady
 from runtime.decisions import Staged
 from runtime.dispatch import Tick, TickCommit, send_on_commit
+from runtime.engine.observed import steps_committed
 from runtime.models import Decision
 from runtime.rules import AFTER_COMMIT, COMMIT_RULES
 from world.eventlog import EventDraft, events_append
@@ -74,6 +75,7 @@ def tick_commit(
             return
         drafts.append(simulation_stepped(step=step + 1))
         events = events_append(simulation=simulation, drafts=drafts, step=step + 1)
+        steps_committed(engine="barrier", simulation_id=simulation.pk, first=step, until=step + 1)
         Decision.objects.filter(simulation=simulation, step=step).delete()
         for after in AFTER_COMMIT:
             transaction.on_commit(functools.partial(after, simulation, step + 1, events))
