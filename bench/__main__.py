@@ -38,6 +38,7 @@ BENCHES = (
     "viewer_fps",
     "generality",
     "stand_in_cpu",
+    "observability",
 )
 
 

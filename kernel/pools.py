@@ -15,6 +15,7 @@ and probes (`bench/`), and the Celery workers' own pools (`celery worker --pool=
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -96,7 +97,10 @@ class Pool(ThreadPoolExecutor):
         with self._counts:
             self._n_waiting += 1
         try:
-            future = super().submit(self._counted, fn, *args, **kwargs)
+            # The submitter's context (what its log lines are about) goes with the work.
+            context = contextvars.copy_context()
+            run: Callable[..., T] = context.run
+            future: Future[T] = super().submit(run, self._counted, fn, *args, **kwargs)
         except BaseException:
             self._left_waiting()
             raise

@@ -35,7 +35,7 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import BaseModel, ValidationError
 
-from kernel.metrics import MODEL_CALLS, MODEL_CALLS_IN_FLIGHT
+from kernel.metrics import MODEL_CALLS
 from world.leases import process_holder
 from world.models import Agent, Simulation
 
@@ -61,7 +61,7 @@ from .errors import (
     UnknownTask,
 )
 from .models import ModelCall, ModelProfile
-from .observed import calls_counted
+from .observed import call_observed, calls_counted
 from .profiles import call_cost, profile_backend, profile_route
 from .services import model_call_claim, model_call_complete, model_call_take
 from .tasks import Inputs, OutputT, PromptTask, task_get
@@ -315,21 +315,20 @@ def _call(
             return prompt_task.output.model_validate(taken.output)
         # The identical call failed or its process died: this one asks.
     started = time.monotonic()
-    in_flight = MODEL_CALLS_IN_FLIGHT.labels(backend.name)
-    with answer_making(key):
-        in_flight.inc()
+    observed = call_observed(
+        task=prompt_task.name, backend=backend.name, model=backend.model, messages=request.messages
+    )
+    with answer_making(key), observed as opened:
         try:
             result = backend.complete(request)
         except BaseException as exc:  # a bug or an interrupt: still account for the call
             crashed = Attempt(outcome="crashed", error=f"{type(exc).__name__}: {exc}")
             failed = BackendResult(output=None, raw_reply="", attempts=[crashed])
-            _complete(call, failed, started, profile)
+            _complete(call, failed, started, profile, opened)
             raise
-        finally:
-            in_flight.dec()
         if isinstance(result.failure, ModelOutputInvalid) and backend.name != "offline":
             result = _fail_safe(result, task=prompt_task, inputs=inputs, seed=seed)
-        _complete(call, result, started, profile)
+        _complete(call, result, started, profile, opened)
     if result.fallback and (collected := _fallbacks.get()) is not None:
         collected.append({"task": prompt_task.name, "call": call.pk})
     if result.failure is not None:
@@ -357,7 +356,11 @@ def _fail_safe(
 
 
 def _complete(
-    call: ModelCall, result: BackendResult, started: float, profile: ModelProfile | None
+    call: ModelCall,
+    result: BackendResult,
+    started: float,
+    profile: ModelProfile | None,
+    traced: Any = None,
 ) -> None:
     if result.fallback:
         error = f"fallback: the model's output stayed invalid ({result.attempts[-1].error})"
@@ -377,6 +380,8 @@ def _complete(
         seconds=seconds,
         tokens=(prompt_tokens, completion_tokens),
         cost=cost,
+        traced=traced,
+        answer=result.raw_reply,
     )
     model_call_complete(
         call=call,

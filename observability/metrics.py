@@ -97,6 +97,8 @@ def exposition() -> bytes:
 @never_cache
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
+    if not settings.SMALLVILLE_METRICS:
+        return HttpResponse("metrics are off (SMALLVILLE_METRICS)\n", status=404)
     if not allowed(request):
         return HttpResponse(
             "metrics: a bearer token or an allowed address is needed\n",

@@ -60,6 +60,14 @@ loglevel = env_choice(
     "SMALLVILLE_WEB_LOG_LEVEL", "info", choices=("debug", "info", "warning", "error", "critical")
 )
 proc_name = "smallville-web"
+# SMALLVILLE_LOG_FORMAT=json: gunicorn's own lines as JSON too (kernel/logformat.py).
+if env_choice("SMALLVILLE_LOG_FORMAT", "text", choices=("text", "json")) == "json":
+    # gunicorn's own configuration, its one formatter made the JSON one.
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"generic": {"()": "kernel.logformat.JsonFormatter"}},
+    }
 
 # What the web processes add to their environment unless it is set already.
 # One connection more than the threads: the stream hub's reads (integration.streamhub).

@@ -27,6 +27,8 @@ APPS = (
     "integration",
     "api",
     "web",
+    "observability",
+    "kernel",
 )
 
 

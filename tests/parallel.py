@@ -30,11 +30,13 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit, urlunsplit
 
 from xdist.scheduler import LoadScopeScheduling
+
+from tests import durations
 
 # Redis has 16 databases unless configured otherwise: 2 per worker.
 REDIS_DATABASES = 16
@@ -168,12 +170,53 @@ def group_of(nodeid: str, root: Path) -> str:
     return nodeid
 
 
+def units_longest_first(
+    collected: list[str], unit_of: Callable[[str], str]
+) -> list[tuple[str, list[str]]]:
+    """The units of work of the collected tests (in collection order inside each), the one
+    expected to take longest first (tests/durations.py); ties in collection order."""
+    units: dict[str, list[str]] = {}
+    for nodeid in collected:
+        units.setdefault(unit_of(nodeid), []).append(nodeid)
+    return sorted(units.items(), key=lambda unit: -durations.seconds(unit[1]))
+
+
 class GroupScheduling(LoadScopeScheduling):
-    """xdist's scope scheduling with `group_of`'s units: the largest units are handed out
-    first, then the single tests in collection order, each to the first worker free."""
+    """xdist's scope scheduling with `group_of`'s units, handed out longest first (by the
+    seconds tests/durations.json expects of their tests), each to the first worker free:
+    the run does not end waiting on a long unit handed out last."""
+
+    collection: list[str] | None
 
     def _split_scope(self, nodeid: str) -> str:
         return group_of(nodeid, self.config.rootpath)
+
+    def schedule(self) -> None:
+        """LoadScopeScheduling.schedule with the work queue ordered by expected seconds."""
+        assert self.collection_is_completed
+        if self.collection is not None:
+            for node in self.nodes:
+                self._reschedule(node)
+            return
+        if not self._check_nodes_have_same_collection():
+            self.log("**Different tests collected, aborting run**")
+            return
+        collected: list[str] = list(next(iter(self.registered_collections.values())))
+        self.collection = collected
+        if not collected:
+            return
+        for scope, nodeids in units_longest_first(collected, self._split_scope):
+            self.workqueue[scope] = dict.fromkeys(nodeids, False)
+        for _ in range(max(0, len(self.nodes) - len(self.workqueue))):
+            unused, _assigned = self.assigned_work.popitem()
+            unused.shutdown()
+        for node in self.nodes:
+            self._assign_work_unit(node)
+        for node in self.nodes:
+            self._reschedule(node)
+        if not self.workqueue:
+            for node in self.nodes:
+                node.shutdown()
 
 
 def is_worker() -> bool:

@@ -33,6 +33,23 @@ EXCEPTIONS: dict[str, str] = {
     "agents.projections.talk": _PROJECTION,
     "world.rows": "the engine's fixed-SQL reads of every step; every engine test reads through it",
     "llm.answers": "behind llm.port and llm.services: tests/llm/test_shared_answers.py",
+    "kernel.auth_failures": (
+        "failed logins and wrong tokens counted per client, over HTTP: "
+        "tests/runtime/controls/test_edges.py"
+    ),
+    "kernel.limits": "a route's body limit, over HTTP: tests/runtime/controls/test_limits.py",
+    "kernel.rates": (
+        "the throttles' counts, over HTTP and the production server: "
+        "tests/runtime/controls/test_production_server.py, tests/runtime/controls/test_limits.py"
+    ),
+    "llm.observed": (
+        "behind llm.port: a call's metrics and span, read back by tests/observability "
+        "(test_metrics.py through Prometheus, test_traces.py through an OTLP receiver)"
+    ),
+    "runtime.engine.observed": (
+        "behind both engines' commits: steps counted, read back through Prometheus in "
+        "tests/observability/test_metrics.py and logged in test_logs.py"
+    ),
     "llm.management.commands.model_server": (
         "serves a local GGUF model: tests/local_model start it as a process"
     ),

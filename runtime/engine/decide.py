@@ -13,7 +13,9 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from agents.cognition import Cognition, StepContext
+from kernel.logcontext import about
 from kernel.pools import pool
+from kernel.tracing import span
 from llm.backends import backend_is_remote
 from llm.port import calls_for_step, fallbacks_collected
 from memories.services import memories_embed, memories_embed_ahead
@@ -75,7 +77,12 @@ def agent_threads() -> int:
 
 def decide_one(cognition: Cognition, context: StepContext, name: str) -> Decision:
     try:
-        with fallbacks_collected() as fallbacks, calls_for_step(context.step, name):
+        with (
+            about(simulation=context.simulation.pk, resident=name, step=context.step),
+            span("decide"),
+            fallbacks_collected() as fallbacks,
+            calls_for_step(context.step, name),
+        ):
             drafts = cognition.decide(context=context, agent=context.agents[name])
         for draft in drafts if fallbacks else []:
             # The events say which of their calls took the task's fail-safe answer.
@@ -107,6 +114,16 @@ def decide_embedded(
     """Decide `names` and embed the memories they made; None when the run failed instead
     (a resident's decision or the embedder failed: `simulation_fail`). A transient error
     (the database or cache away) propagates, and the work is sent again."""
+    with (
+        about(simulation=simulation.pk, step=context.step),
+        span("step", attributes={"smallville.residents": len(names)}),
+    ):
+        return _decide_embedded(simulation, cognition, context, names)
+
+
+def _decide_embedded(
+    simulation: Simulation, cognition: Cognition, context: StepContext, names: list[str]
+) -> Decided | None:
     made: Decided = []
     for name, drafts in decide_all(cognition, context, names):
         if isinstance(drafts, TRANSIENT):

@@ -5,6 +5,7 @@ spread over workers is sampled where one worker committed two steps in a row).""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -12,6 +13,7 @@ from django.db import transaction
 
 from kernel.metrics import STEP_SECONDS, STEPS_COMMITTED
 
+log = logging.getLogger(__name__)
 _last: dict[int, tuple[int, float]] = {}  # simulation id -> (step committed, when)
 _lock = threading.Lock()
 
@@ -29,6 +31,7 @@ def steps_committed(*, engine: str, simulation_id: int, first: int, until: int) 
             if len(_last) > 10_000:  # runs long over
                 _last.pop(next(iter(_last)))
         STEPS_COMMITTED.labels(engine).inc(until - first)
+        log.info("committed step %d (%s engine)", until - 1, engine)
         if before is not None and before[0] == first:
             each = (now - before[1]) / (until - first)
             for _ in range(until - first):

@@ -47,6 +47,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The request's id and span, for its log lines and traces (observability/middleware.py).
+    "observability.middleware.RequestContextMiddleware",
+    # /healthz and /readyz, before the Host is checked (observability/health.py).
+    "observability.health.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the admin's, Swagger UI's, the site's) from the app itself, DEBUG or not.
     "whitenoise.middleware.WhiteNoiseMiddleware",

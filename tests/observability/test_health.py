@@ -67,3 +67,14 @@ def test_a_cache_that_does_not_answer_is_named(settings: Any) -> None:
     assert status == 503 and {"cache", "workers"} <= set(body["down"])
     assert body["checks"]["cache"]["status"] == "down"
     assert body["checks"]["broker"]["status"] == "up"
+
+
+@pytest.mark.django_db
+def test_a_probe_naming_the_machines_address_is_answered(settings: Any) -> None:
+    """An orchestrator's probe sends the machine's address as its Host, which is not an
+    allowed host: health and readiness answer it all the same; other pages refuse it."""
+    probe = Client(HTTP_HOST="10.42.7.19:8000")
+    assert probe.get("/healthz").status_code == 200
+    assert probe.get("/readyz").status_code in (200, 503)
+    assert probe.get("/readyz").json()["checks"]["database"]["status"] == "up"
+    assert probe.get("/api/").status_code == 400

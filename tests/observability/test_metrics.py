@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import secrets
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +22,7 @@ from django.db.models import Sum
 
 from integration.services import api_token_create
 from llm.models import ModelCall
+from observability import metrics
 from tests.factories import N3
 from tests.production_server import ProductionServer, served_with_worker
 from tests.runtime.workers import wait_for
@@ -52,7 +57,8 @@ def test_metrics_need_the_token_from_an_address_not_allowed(served: ProductionSe
     assert scrape(served, "not-the-token")[0] == 403
     status, text = scrape(served, TOKEN)
     assert status == 200
-    assert "# TYPE smallville_model_calls_total counter" in text
+    assert "# TYPE smallville_workers_live gauge" in text
+    assert 'smallville_queue_depth{queue="ticks"}' in text
     assert TOKEN not in text
 
 
@@ -104,3 +110,21 @@ def test_labels_are_bounded_never_an_id(served: ProductionServer) -> None:
     labels = set(re.findall(r"[{,]([a-z_]+)=\"", text))
     assert labels, text[:500]
     assert labels <= {"engine", "task", "backend", "model", "outcome", "direction", "queue", "le"}
+
+
+def test_a_deployments_start_removes_the_counts_of_processes_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout.strip()
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    alive = os.getpid()
+    names = [f"counter_{gone}.db", f"histogram_{gone}.db", f"counter_{alive}.db", "notes.txt"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    metrics.stale_files_remove()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"counter_{alive}.db", "notes.txt"]

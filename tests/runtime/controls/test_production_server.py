@@ -26,16 +26,18 @@ from world.models import Simulation, Town
 
 @pytest.fixture(scope="module")
 def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[ProductionServer]:
-    env = {"DATABASE_URL": served_database_url(), "SMALLVILLE_THROTTLE_CREATE": "10/minute"}
+    env = {"DATABASE_URL": served_database_url(), "SMALLVILLE_THROTTLE_CREATE": "10/hour"}
     with django_db_blocker.unblock(), production_server(env) as running:
         yield running
 
 
 @pytest.mark.django_db(transaction=True)
-def test_twenty_simultaneous_creates_under_ten_a_minute_accept_exactly_ten(
+def test_twenty_simultaneous_creates_under_ten_an_hour_accept_exactly_ten(
     server: ProductionServer, user: User, ville: Town
 ) -> None:
     # The town is imported first: creates racing to import it fail on its unique name.
+    # Ten an hour, not a minute: on a loaded machine the creates straggle over a minute,
+    # and a sliding minute would rightly let later ones in.
     token = Token.objects.create(user=user).key
     start = threading.Barrier(20)
     body = {"base": N3, "config": {"cognition": "minimal"}}
