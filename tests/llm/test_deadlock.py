@@ -34,6 +34,21 @@ def _claimed(simulation: Simulation, prompt: str, key: str = "") -> ModelCall:
     return call
 
 
+def _waiting_on_a_lock(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    """Until another session of the test database waits on a lock (a fixed sleep was
+    too short on a loaded machine)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+        ).fetchone()
+        if row is not None and int(str(row[0])) > 0:
+            return
+        time.sleep(0.02)
+    raise AssertionError("no session waited on a lock within 30 s")
+
+
 def _complete(call: ModelCall, rating: int) -> None:
     model_call_complete(
         call=call,
@@ -64,7 +79,8 @@ def test_a_completion_chosen_to_break_a_deadlock_runs_again(
         # ... and, once the completion holds the usage row and waits for the call's row,
         # asks for the usage row: a deadlock. The completion waited first, so Postgres
         # aborts it after deadlock_timeout; this statement then goes through.
-        time.sleep(0.3)
+        with psycopg.connect(workers.test_database_url(), autocommit=True) as watcher:
+            _waiting_on_a_lock(watcher)
         other.execute(
             "UPDATE llm_modelusage SET calls = calls WHERE simulation_id = %s", [simulation.pk]
         )
@@ -102,7 +118,8 @@ def test_an_identical_call_admitted_while_one_completes_does_not_deadlock(
     completing = threading.Thread(target=in_own_connection, args=(lambda: _complete(call, 4),))
     completing.start()
     try:
-        time.sleep(0.3)  # the completion now waits for the usage row
+        with psycopg.connect(workers.test_database_url(), autocommit=True) as watcher:
+            _waiting_on_a_lock(watcher)  # the completion now waits for the usage row
         columns = [
             row[0]
             for row in other.execute(

@@ -1,5 +1,6 @@
-"""The town run by a real model: a real Celery worker runs the three residents for a sim
-hour through the `openai` backend against the local SmolLM2-135M server."""
+"""The town run by a real model: a real Celery worker runs the three residents for half a
+sim hour (the day plans, their hours, actions and moves) through the `openai` backend
+against the local SmolLM2-135M server."""
 
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ from tests.factories import N3
 from tests.runtime.workers import celery_worker, wait_for
 from world.models import Agent, Location, Simulation, SimulationStatus
 
-HOUR = 360  # steps of 10 s
+HALF_HOUR = 180  # steps of 10 s
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_sim_hour_on_the_local_model_parses_or_falls_back_and_names_real_places(
+def test_half_a_sim_hour_on_the_local_model_parses_or_falls_back_and_names_real_places(
     user: User, on_local_model: LocalModelServer
 ) -> None:
     simulation = simulation_create_from_base(
@@ -33,15 +34,15 @@ def test_a_sim_hour_on_the_local_model_parses_or_falls_back_and_names_real_place
         config={"cognition": "paper"},
     )
     with celery_worker(**on_local_model.env()):
-        simulation_run(simulation=simulation, steps=HOUR)
+        simulation_run(simulation=simulation, steps=HALF_HOUR)
         wait_for(
             lambda: Simulation.objects.get(pk=simulation.pk).status != SimulationStatus.RUNNING,
             timeout=1200,
-            what="a sim hour on the local model",
+            what="half a sim hour on the local model",
         )
     simulation.refresh_from_db()
     assert simulation.status == SimulationStatus.IDLE, simulation.status_reason
-    assert simulation.step == HOUR
+    assert simulation.step == HALF_HOUR
 
     calls = ModelCall.objects.filter(simulation=simulation)
     assert calls.filter(backend="openai").count() == calls.count() > 20
