@@ -8,26 +8,36 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-import matplotlib
-import matplotlib.dates as mdates
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
-
 from .ranking import ConditionRating
+
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot on Agg, imported when a figure is drawn, not when a process
+    starts (half a second of every web and worker process's start otherwise)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _dates() -> Any:
+    import matplotlib.dates
+
+    return matplotlib.dates
 
 
 def _png(figure: Any) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    plt.close(figure)
+    _pyplot().close(figure)
     return buffer.getvalue()
 
 
 def figure_diffusion(*, news: Mapping[str, Mapping[str, Any]], residents: int) -> bytes:
     """Percent of the residents holding each piece of news over sim time (a step curve)."""
-    figure, axes = plt.subplots(figsize=(7, 3.5))
+    figure, axes = _pyplot().subplots(figsize=(7, 3.5))
     for label, diffusion in news.items():
         times = sorted(
             datetime.strptime(r["first_heard"], "%Y-%m-%d %H:%M")
@@ -36,7 +46,7 @@ def figure_diffusion(*, news: Mapping[str, Mapping[str, Any]], residents: int) -
         held = 1 if diffusion.get("source_holds_it") else 0
         percents = [100 * (held + i) / residents for i in range(1, len(times) + 1)]
         if times:
-            days = mdates.date2num(times)  # type: ignore[no-untyped-call]
+            days = _dates().date2num(times)
             axes.step(days, percents, where="post", label=label)
     axes.set_ylabel("residents who know it (%)")
     axes.set_ylim(0, 100)
@@ -52,7 +62,7 @@ def figure_diffusion(*, news: Mapping[str, Mapping[str, Any]], residents: int) -
 
 def figure_trueskill(*, ratings: Sequence[ConditionRating]) -> bytes:
     """TrueSkill mu per condition with sigma as the error bar."""
-    figure, axes = plt.subplots(figsize=(6, 3.5))
+    figure, axes = _pyplot().subplots(figsize=(6, 3.5))
     names = [r.condition for r in ratings]
     axes.bar(names, [r.mu for r in ratings], yerr=[r.sigma for r in ratings], capsize=4)
     axes.set_ylabel("TrueSkill mu (error bar: sigma)")
@@ -66,7 +76,7 @@ def figure_relationships(
     """The relationship graph at the start and now, side by side, residents on a circle."""
     angles = [2 * math.pi * i / max(len(residents), 1) for i in range(len(residents))]
     at = {name: (math.cos(a), math.sin(a)) for name, a in zip(residents, angles, strict=True)}
-    figure, axes = plt.subplots(1, 2, figsize=(11, 5.5))
+    figure, axes = _pyplot().subplots(1, 2, figsize=(11, 5.5))
     for ax, edges, title in ((axes[0], before, "start"), (axes[1], after, "now")):
         for a, b in edges:
             if a in at and b in at:

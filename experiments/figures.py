@@ -8,21 +8,26 @@ import io
 import math
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
-
 from .stats import measure_order
 
 COLOURS = ["#1f5fa8", "#c2410c", "#15803d", "#7e22ce", "#b91c1c", "#0f766e"]
 
 
+def _pyplot() -> Any:
+    """matplotlib's pyplot on Agg, imported when a figure is drawn, not when a process
+    starts (half a second of every web and worker process's start otherwise)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def _png(figure: Any) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    plt.close(figure)
+    _pyplot().close(figure)
     return buffer.getvalue()
 
 
@@ -30,7 +35,7 @@ def figure_diffusion(*, results: dict[str, Any], fact: str, residents: int, offs
     """Holders of `fact` (the source excluded) over sim hours from the runs' start, per
     variant: the mean over seeds and its 95% band. `offset`: the hours before the start
     (a counterfactual's fork), so branches read from the fork's hour."""
-    figure, axes = plt.subplots(figsize=(7.5, 3.8))
+    figure, axes = _pyplot().subplots(figsize=(7.5, 3.8))
     for i, variant in enumerate(results["variants"]):
         points = variant["curves"].get(fact, [])
         if not points:
@@ -58,7 +63,7 @@ def figure_measures(*, results: dict[str, Any]) -> bytes:
     names = sorted(found, key=measure_order)
     columns = 3
     rows = max(1, math.ceil(len(names) / columns))
-    figure, grid = plt.subplots(rows, columns, figsize=(11, 2.6 * rows), squeeze=False)
+    figure, grid = _pyplot().subplots(rows, columns, figsize=(11, 2.6 * rows), squeeze=False)
     labels = [v["name"] for v in results["variants"]]
     for k, ax in enumerate(grid.flat):
         if k >= len(names):

@@ -15,16 +15,17 @@ and probes (`bench/`), and the Celery workers' own pools (`celery worker --pool=
 
 from __future__ import annotations
 
-import contextvars
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
 from django.conf import settings
 from django.db import connection, connections
+
+from kernel.tracing import carried
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -97,23 +98,30 @@ class Pool(ThreadPoolExecutor):
         with self._counts:
             self._n_waiting += 1
         try:
-            # The submitter's context (what its log lines are about) goes with the work.
-            context = contextvars.copy_context()
-            run: Callable[..., T] = context.run
-            future: Future[T] = super().submit(run, self._counted, fn, *args, **kwargs)
+            # What the submitter's work is about (its log fields, its trace) goes with it;
+            # nothing else of its context (the call's priority, a broker in use) does.
+            future = super().submit(self._counted, carried(), fn, *args, **kwargs)
         except BaseException:
             self._left_waiting()
             raise
         future.add_done_callback(self._forget_cancelled)
         return future
 
-    def _counted(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    def _counted(
+        self,
+        carry: Callable[[], AbstractContextManager[None]],
+        fn: Callable[P, T],
+        /,
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
         with self._counts:
             self._n_waiting -= 1
             self._n_busy += 1
             self._ran_on.add(threading.get_ident())
         try:
-            return fn(*args, **kwargs)
+            with carry():
+                return fn(*args, **kwargs)
         finally:
             with self._counts:
                 self._n_busy -= 1

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Mapping, MutableMapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from kernel.logcontext import current
+from kernel.logcontext import about, current
 
 _ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 _provider: tuple[int, Any] | None = None  # (the process that made it, the provider)
@@ -95,3 +95,31 @@ def extract(carrier: Mapping[str, Any]) -> Any:
     from opentelemetry import propagate
 
     return propagate.extract(carrier)
+
+
+def carried() -> Callable[[], AbstractContextManager[None]]:
+    """What the current work is about (its log fields and, tracing, its span), to be
+    entered in another thread (kernel/pools.py): only these, never the rest of the
+    caller's context variables (a call's priority, a broker in use stay the caller's)."""
+    fields = dict(current())
+    parent = None
+    if tracing_on():
+        from opentelemetry import context
+
+        parent = context.get_current()
+
+    @contextmanager
+    def inside() -> Iterator[None]:
+        with about(**fields):
+            if parent is None:
+                yield
+                return
+            from opentelemetry import context
+
+            token = context.attach(parent)
+            try:
+                yield
+            finally:
+                context.detach(token)
+
+    return inside

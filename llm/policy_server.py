@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from django.db import connections
 from pydantic import ValidationError
 
 from .backends import TASK_FIELD
@@ -175,6 +176,14 @@ class _Server(ThreadingHTTPServer):
     # The default backlog of 5 drops connections when 25 agents call at once.
     request_queue_size = 256
     daemon_threads = True
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """A request's thread closes the database connections it opened (the stand-in
+        caches the vectors of what it rates) as it ends, rather than leave them open."""
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            connections.close_all()
 
 
 class PolicyServer:

@@ -14,7 +14,6 @@ from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
-import openai
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
@@ -103,6 +102,8 @@ class OpenAIEmbedder:
         self._model = model
         self._e5 = "e5" in model.lower()
         self._dimensions = model.startswith("text-embedding-3")
+        import openai  # here: the in-process embedder's processes never pay its import
+
         self._client = openai.OpenAI(
             base_url=base_url or None,
             api_key=api_key or "unused",
@@ -113,6 +114,8 @@ class OpenAIEmbedder:
     def embed(self, texts: Sequence[str], kind: str) -> Vectors:
         inputs = [f"{kind}: {text}" for text in texts] if self._e5 else list(texts)
         extra: dict[str, Any] = {"dimensions": EMBEDDING_DIMENSIONS} if self._dimensions else {}
+        import openai
+
         try:
             response = self._client.embeddings.create(
                 model=self._model, input=inputs, encoding_format="float", **extra

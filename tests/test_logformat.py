@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+from contextvars import ContextVar
 from datetime import datetime
 
 from kernel.logcontext import about, current
@@ -60,10 +61,22 @@ def test_a_multiline_message_and_its_traceback_stay_on_one_line() -> None:
     assert "ValueError: the well ran dry" in str(found["exception"])
 
 
-def test_what_the_work_is_about_goes_with_it_into_a_pools_threads() -> None:
-    with about(simulation=3, step=40):
-        seen = list(pool("agent-step").map(lambda name: (name, dict(current())), ["Ana", "Bo"]))
-    assert seen == [("Ana", {"simulation": 3, "step": 40}), ("Bo", {"simulation": 3, "step": 40})]
+MOOD: ContextVar[str] = ContextVar("a_made_up_setting_of_the_caller", default="calm")
+
+
+def test_what_the_work_is_about_goes_with_it_into_a_pools_threads_and_nothing_else() -> None:
+    """Only the log fields travel: the caller's other context variables (a call's
+    priority, a broker in use) stay its own, or work in the pool would behave otherwise."""
+    token = MOOD.set("hurried")
+    try:
+        with about(simulation=3, step=40):
+            seen = list(
+                pool("agent-step").map(lambda n: (n, dict(current()), MOOD.get()), ["Ana", "Bo"])
+            )
+    finally:
+        MOOD.reset(token)
+    about_it = {"simulation": 3, "step": 40}
+    assert seen == [("Ana", about_it, "calm"), ("Bo", about_it, "calm")]
     assert pool("agent-step").submit(lambda: dict(current())).result() == {}
 
 

@@ -143,6 +143,11 @@ def test_without_send_task_the_backend_sends_no_task_and_the_server_says_why(
     assert all("SMALLVILLE_LLM_SEND_TASK" in attempt["error"] for attempt in call.attempt_log)
 
 
+# The server's threads answer by the stand-in, which embeds the memory rated (its vectors
+# cached in the database): a test that runs first in its process reaches the database.
+STAND_IN_EMBEDS = pytest.mark.django_db(transaction=True)
+
+
 def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     data = json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
@@ -162,6 +167,7 @@ def _body(**field: Any) -> dict[str, Any]:
     }
 
 
+@STAND_IN_EMBEDS
 def test_a_request_without_its_task_is_refused_with_a_400() -> None:
     with PolicyServer(latency="fixed:0") as server:
         url = f"{server.base_url}/chat/completions"
@@ -181,6 +187,7 @@ def test_a_request_without_its_task_is_refused_with_a_400() -> None:
     assert answer["usage"]["prompt_tokens"] > 0
 
 
+@STAND_IN_EMBEDS
 def test_the_slots_make_the_next_request_wait() -> None:
     with PolicyServer(latency="fixed:0.5", slots=2) as server:
         url = f"{server.base_url}/chat/completions"
@@ -197,6 +204,7 @@ def test_the_slots_make_the_next_request_wait() -> None:
     assert finished[2] >= 1.0  # two answers at a time: the third waited for a slot
 
 
+@STAND_IN_EMBEDS
 def test_a_freed_slot_goes_to_the_lowest_priority_number_first() -> None:
     """One slot, busy: a background request (priority 1) arrives, then a critical one
     (priority 0); the critical one is answered first, as vLLM's priority policy would."""
