@@ -31,9 +31,8 @@ from contextvars import ContextVar
 from enum import IntEnum
 from typing import Any, overload
 
-from django.conf import settings
 from django.db import transaction
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from kernel.metrics import MODEL_CALLS
 from world.leases import process_holder
@@ -60,6 +59,7 @@ from .errors import (
     TaskInputError,
     UnknownTask,
 )
+from .failsafe import fail_safe
 from .models import ModelCall, ModelProfile
 from .observed import call_observed, calls_counted
 from .profiles import call_cost, profile_backend, profile_route
@@ -327,7 +327,7 @@ def _call(
             _complete(call, failed, started, profile, opened)
             raise
         if isinstance(result.failure, ModelOutputInvalid) and backend.name != "offline":
-            result = _fail_safe(result, task=prompt_task, inputs=inputs, seed=seed)
+            result = fail_safe(result, task=prompt_task, inputs=inputs, seed=seed)
         _complete(call, result, started, profile, opened)
     if result.fallback and (collected := _fallbacks.get()) is not None:
         collected.append({"task": prompt_task.name, "call": call.pk})
@@ -336,23 +336,6 @@ def _call(
         raise result.failure
     assert result.output is not None
     return result.output
-
-
-def _fail_safe(
-    result: BackendResult, *, task: PromptTask[Any], inputs: Inputs, seed: int
-) -> BackendResult:
-    """The task's fail-safe answer for a model whose output stayed invalid: the offline
-    policy for the same inputs and seed (what an offline run would have done), recorded as
-    a fallback; unless SMALLVILLE_LLM_FALLBACK is "fail"."""
-    if settings.SMALLVILLE_LLM_FALLBACK != "offline":
-        return result
-    try:
-        output = task.run_offline(seed=seed, inputs=inputs)
-    except ValidationError:
-        return result  # the policy cannot answer these inputs either: the call fails
-    result.output, result.fallback = output, True
-    result.failure = None
-    return result
 
 
 def _complete(

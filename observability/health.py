@@ -49,7 +49,7 @@ _clients: dict[str, Any] = {}
 _clients_lock = threading.Lock()
 
 
-def _redis(url: str) -> Any:
+def redis_client(url: str) -> Any:
     """One client per URL for the process (its own small pool), short timeouts."""
     with _clients_lock:
         if url not in _clients:
@@ -69,14 +69,14 @@ def _database() -> str:
 
 
 def _cache() -> str:
-    _redis(str(settings.CACHES["default"]["LOCATION"])).ping()
+    redis_client(str(settings.CACHES["default"]["LOCATION"])).ping()
     return "up"
 
 
 def _broker() -> str:
     url = str(settings.CELERY_BROKER_URL)
     if urlsplit(url).scheme in {"redis", "rediss"}:
-        _redis(url).ping()
+        redis_client(url).ping()
         return "up"
     from kombu import Connection  # another broker (AMQP, SQS): kombu connects
 

@@ -25,6 +25,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.registry import Collector
 
+from observability.health import redis_client
 from world.leases import workers_alive
 
 # Celery's Redis transport keeps a queue's messages of priority 0 under its name and the
@@ -73,14 +74,12 @@ def _queue_depths() -> dict[str, int]:
     base = str(settings.SMALLVILLE_QUEUE)
     kinds = {"ticks": base, "reflection": f"{base}.reflection", "webhooks": f"{base}.webhooks"}
     try:
-        client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
-        with client.pipeline(transaction=False) as pipe:
+        with redis_client(url).pipeline(transaction=False) as pipe:
             for name in kinds.values():
                 pipe.llen(name)
                 for priority in _PRIORITIES:
                     pipe.llen(f"{name}{_PRIORITY_SEPARATOR}{priority}")
             lengths = pipe.execute()
-        client.close()
     except redis.RedisError:
         return {}
     per = 1 + len(_PRIORITIES)

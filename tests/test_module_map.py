@@ -42,6 +42,10 @@ EXCEPTIONS: dict[str, str] = {
         "the throttles' counts, over HTTP and the production server: "
         "tests/runtime/controls/test_production_server.py, tests/runtime/controls/test_limits.py"
     ),
+    "llm.failsafe": (
+        "the fail-safe answer behind llm.port: tests/llm/test_openai_backend.py (invalid "
+        "replies past the re-asks), tests/runtime/controls/test_faults.py"
+    ),
     "llm.observed": (
         "behind llm.port: a call's metrics and span, read back by tests/observability "
         "(test_metrics.py through Prometheus, test_traces.py through an OTLP receiver)"
