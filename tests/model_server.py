@@ -166,7 +166,12 @@ class _Server(ThreadingHTTPServer):
 
 
 class ModelServer:
-    def __init__(self, answerer: Answerer | None = None, embedding_dimensions: int = 1536) -> None:
+    def __init__(
+        self,
+        answerer: Answerer | None = None,
+        embedding_dimensions: int = 1536,
+        host: str = "127.0.0.1",
+    ) -> None:
         self.answerer: Answerer = answerer or Scripted()
         self.requests: list[dict[str, Any]] = []  # {"path", "body", "headers"}, in order
         self.models: list[dict[str, Any]] | None = None  # GET /models answers 404 when None
@@ -178,13 +183,14 @@ class ModelServer:
         self.prompt_delays: dict[str, float] = {}  # ... or a text's in the prompt
         self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), self._handler())
+        self.host = host  # another address for hosts in other network namespaces
+        self._server = _Server((host, 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://{self.host}:{self._server.server_address[1]}/v1"
 
     @property
     def scripted(self) -> Scripted:

@@ -4,6 +4,7 @@ own, a worker on that Redis, and an embedded Postgres in a data directory of its
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import psycopg
 import redis
 from celery import Celery
 
@@ -178,3 +180,22 @@ class PrivatePostgres:
         if (self.pgdata / "postmaster.pid").exists():
             self._pg_ctl("-w", "stop", "-m", "immediate")
         shutil.rmtree(self.pgdata, ignore_errors=True)
+
+
+def user_with_token(url: str, username: str) -> str:
+    """A user and an API token of theirs, written straight into the database at `url` (one
+    this process's Django does not use); the token's key."""
+    key = secrets.token_hex(20)
+    with psycopg.connect(url, autocommit=True) as db:
+        row = db.execute(
+            "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name,"
+            " email, is_staff, is_active, date_joined)"
+            " VALUES ('!', false, %s, '', '', '', false, true, now()) RETURNING id",
+            [username],
+        ).fetchone()
+        assert row is not None
+        db.execute(
+            "INSERT INTO authtoken_token (key, created, user_id) VALUES (%s, now(), %s)",
+            [key, row[0]],
+        )
+    return key

@@ -5,20 +5,18 @@ the first request after the database's return is served."""
 from __future__ import annotations
 
 import os
-import secrets
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-import psycopg
 import pytest
 
 from runtime.workerproc import ROOT
 
 from ..production_server import ProductionServer, production_server
 from .harness import RECOVERIES
-from .processes import PrivatePostgres
+from .processes import PrivatePostgres, user_with_token
 
 
 @pytest.mark.chaos
@@ -29,7 +27,7 @@ def test_with_postgres_down_the_web_answers_503_at_once_and_serves_on_its_return
         env = {**os.environ, "DATABASE_URL": url}
         migrate = [sys.executable, "manage.py", "migrate", "--verbosity", "0"]
         subprocess.run(migrate, cwd=ROOT, env=env, check=True, timeout=300)
-        token = _user_with_token(url)
+        token = user_with_token(url, "chaos-web")
         with production_server({"DATABASE_URL": url}) as web:
             assert _get(web, token)[0] == 200
             database.crash()
@@ -53,19 +51,3 @@ def _get(web: ProductionServer, token: str) -> tuple[int, float]:
     started = time.monotonic()
     status = web.request("GET", "/api/simulations/", token=token, timeout=30)[0]
     return status, time.monotonic() - started
-
-
-def _user_with_token(url: str) -> str:
-    key = secrets.token_hex(20)
-    with psycopg.connect(url, autocommit=True) as db:
-        row = db.execute(
-            "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name,"
-            " email, is_staff, is_active, date_joined)"
-            " VALUES ('!', false, 'chaos-web', '', '', '', false, true, now()) RETURNING id"
-        ).fetchone()
-        assert row is not None
-        db.execute(
-            "INSERT INTO authtoken_token (key, created, user_id) VALUES (%s, now(), %s)",
-            [key, row[0]],
-        )
-    return key

@@ -1,0 +1,112 @@
+"""A deployment over hosts (tests/chaos/deployment.py): the web server, two workers,
+Postgres and Redis each on a host of its own, joined by virtual links. A simulation runs
+across them; one worker's link is cut mid-run, for longer than its leases, and restored:
+the other worker carries the run on, and it ends with the log of an undisturbed twin and
+no model call billed twice."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+
+from tests.factories import N3
+from tests.model_server import ModelServer, policy_answers
+
+from .deployment import Deployment
+from .harness import MODEL_BOUNDS, RECOVERIES, START, model_settings
+
+STEPS = 90
+SEED = 41
+CUT_SECONDS = 20.0  # past a lease (6 s) and a stall (8 s) with the watchdog's look (3 s)
+
+
+@pytest.fixture
+def deployment() -> Iterator[Deployment]:
+    deployment = Deployment({**MODEL_BOUNDS, "SMALLVILLE_SHARD_SIZE": "1"})
+    try:
+        yield deployment
+    finally:
+        deployment.stop()
+
+
+@pytest.mark.chaos
+@pytest.mark.django_db(transaction=True)  # the stand-in behind the model server keeps vectors
+def test_a_run_over_hosts_outlives_a_workers_link_cut_and_restored(
+    deployment: Deployment,
+) -> None:
+    model = ModelServer(policy_answers, embedding_dimensions=384, host=deployment.network.address)
+    try:
+        deployment.start(model_settings(model))
+        model.slow(0.05)
+        twin = _simulation(deployment)
+        _run(deployment, twin)
+        _finished(deployment, twin, 300)
+
+        simulation = _simulation(deployment)
+        _run(deployment, simulation)
+        _wait(lambda: _step(deployment, simulation) >= 15, 120, "15 steps")
+        deployment.network.cut("worker-a")
+        cut_at, stood = time.monotonic(), _step(deployment, simulation)
+        _wait(lambda: _step(deployment, simulation) > stood, 60, "the run going on without a")
+        carried = time.monotonic() - cut_at
+        time.sleep(max(0.0, CUT_SECONDS - carried))
+        deployment.network.restore("worker-a")
+        _finished(deployment, simulation, 300)
+        RECOVERIES.append(("over hosts: the run going on after a worker's link is cut", carried))
+    finally:
+        model.close()
+
+    assert deployment.log_of(simulation) == deployment.log_of(twin)
+    _wait(lambda: deployment.in_flight(simulation) == 0, 60, "the ledger settled")
+    ran, undisturbed = deployment.billed(simulation), deployment.billed(twin)
+    assert ran - undisturbed == Counter(), ran - undisturbed  # none billed twice
+    # both workers alive again: the cut one renews its presence once its link is back
+    status, ready = deployment.request("GET", "/readyz")
+    assert status == 200, ready
+
+
+def _simulation(deployment: Deployment) -> int:
+    body = {
+        "base": N3,
+        "seed": SEED,
+        "start_time": START.isoformat(),
+        "config": {"cognition": "paper"},
+    }
+    status, made = deployment.request("POST", "/api/simulations/", body)
+    assert status == 201, made
+    return int(made["id"])
+
+
+def _run(deployment: Deployment, simulation: int) -> None:
+    status, body = deployment.request(
+        "POST", f"/api/simulations/{simulation}/run/", {"steps": STEPS}
+    )
+    assert status in (200, 202), body
+
+
+def _progress(deployment: Deployment, simulation: int) -> dict[str, object]:
+    status, body = deployment.request("GET", f"/api/simulations/{simulation}/")
+    assert status == 200, body
+    return dict(body)
+
+
+def _step(deployment: Deployment, simulation: int) -> int:
+    return int(str(_progress(deployment, simulation)["step"]))
+
+
+def _finished(deployment: Deployment, simulation: int, timeout: float) -> None:
+    _wait(lambda: _progress(deployment, simulation)["status"] != "running", timeout, "the run")
+    done = _progress(deployment, simulation)
+    assert done["status"] == "idle" and done["step"] == STEPS, done
+
+
+def _wait(predicate: object, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")

@@ -1,0 +1,24 @@
+"""The test database between tests (tests/database.py)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+
+from tests.database import rows_flush
+from world.towns import town_get_or_import
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_between_modules_keeps_ids_going_so_no_cached_id_is_taken_again() -> None:
+    """In-process caches key towns, arenas and residents by id: a module's flush that
+    started the sequences again would give a later test's rows the ids of rows another
+    test cached (a parallel worker runs modules in any order)."""
+    first_user = User.objects.create_user(username="marisol-quay")
+    first_town = town_get_or_import()
+    rows_flush()
+    assert not User.objects.exists()
+    second_user = User.objects.create_user(username="tobiah-fenwick")
+    second_town = town_get_or_import()
+    assert second_user.pk > first_user.pk
+    assert second_town.pk > first_town.pk
