@@ -173,7 +173,8 @@ class ModelServer:
         host: str = "127.0.0.1",
     ) -> None:
         self.answerer: Answerer = answerer or Scripted()
-        self.requests: list[dict[str, Any]] = []  # {"path", "body", "headers"}, in order
+        # {"path", "body", "headers", "client" (its address), "answered"}, in order
+        self.requests: list[dict[str, Any]] = []
         self.models: list[dict[str, Any]] | None = None  # GET /models answers 404 when None
         self.embedding_dimensions = embedding_dimensions  # when `dimensions` is not asked
         self.embedding_errors = 0  # the next this many embedding requests get a 500
@@ -225,6 +226,13 @@ class ModelServer:
 
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+
+    def chat_in_flight_from(self, client: str) -> list[tuple[str, str]]:
+        """(task, prompt) of the chat requests from the address `client` that wait for
+        their answers."""
+        with self._lock:
+            mine = [r for r in self.chat_requests() if r["client"] == client]
+            return [(task_of(r["body"]), prompt_of(r["body"])) for r in mine if not r["answered"]]
 
     def asked(self) -> list[tuple[str, str]]:
         """(task, prompt) of each chat request, in order."""
@@ -307,7 +315,9 @@ class ModelServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with fake._lock:
                     headers = {key.lower(): value for key, value in self.headers.items()}
-                    fake.requests.append({"path": self.path, "body": body, "headers": headers})
+                    request = {"path": self.path, "body": body, "headers": headers}
+                    request |= {"client": self.client_address[0], "answered": False}
+                    fake.requests.append(request)
                     fake.in_flight += 1
                     fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
                 try:
@@ -322,6 +332,7 @@ class ModelServer:
                 finally:
                     with fake._lock:
                         fake.in_flight -= 1
+                        request["answered"] = True
 
             def _send(
                 self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None

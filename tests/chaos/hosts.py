@@ -38,14 +38,15 @@ class Host:
     ) -> subprocess.Popen[bytes]:
         """`command` started in this host's namespace (`ip netns exec` becomes it), its
         output to `log`, in a session of its own."""
-        return subprocess.Popen(
-            ["ip", "netns", "exec", self.namespace, *command],
-            cwd=cwd,
-            env=env,
-            stdout=log.open("ab"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with log.open("ab") as output:  # the child keeps its own descriptor
+            return subprocess.Popen(
+                ["ip", "netns", "exec", self.namespace, *command],
+                cwd=cwd,
+                env=env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
     def run(self, command: Sequence[str], *, env: dict[str, str] | None = None) -> str:
         done = subprocess.run(

@@ -45,27 +45,49 @@ def test_a_run_over_hosts_outlives_a_workers_link_cut_and_restored(
         _run(deployment, twin)
         _finished(deployment, twin, 300)
 
+        # the cut comes while worker a waits on the model for a resident's decision
+        model.slow(0.05, prompts={"Isabella Rodriguez": 1.5})
+        worker_a = deployment.network.hosts["worker-a"].address
+        asked_before = len(model.chat_requests())  # its seed memories are rated as it is made
         simulation = _simulation(deployment)
         _run(deployment, simulation)
-        _wait(lambda: _step(deployment, simulation) >= 15, 120, "15 steps")
+        _wait(lambda: model.chat_in_flight_from(worker_a), 120, "a call of worker a in flight")
         deployment.network.cut("worker-a")
+        cut_off = Counter(model.chat_in_flight_from(worker_a))
         cut_at, stood = time.monotonic(), _step(deployment, simulation)
         _wait(lambda: _step(deployment, simulation) > stood, 60, "the run going on without a")
         carried = time.monotonic() - cut_at
-        time.sleep(max(0.0, CUT_SECONDS - carried))
+        _wait(lambda: _live_workers(deployment) == "1 live", 30, "readiness to count one worker")
+        time.sleep(max(0.0, CUT_SECONDS - (time.monotonic() - cut_at)))
         deployment.network.restore("worker-a")
+        restored_at = time.monotonic()
+        _wait(lambda: _live_workers(deployment) == "2 live", 60, "the cut worker to beat again")
+        back = time.monotonic() - restored_at
         _finished(deployment, simulation, 300)
         RECOVERIES.append(("over hosts: the run going on after a worker's link is cut", carried))
+        RECOVERIES.append(("over hosts: the cut worker live again after its link is back", back))
     finally:
         model.close()
 
     assert deployment.log_of(simulation) == deployment.log_of(twin)
     _wait(lambda: deployment.in_flight(simulation) == 0, 60, "the ledger settled")
+    # The ledger bills each call the model was asked, as often as it was asked: none
+    # billed that was not made, none made that is not billed.
+    asked = Counter(model.asked()[asked_before:])
     ran, undisturbed = deployment.billed(simulation), deployment.billed(twin)
-    assert ran - undisturbed == Counter(), ran - undisturbed  # none billed twice
-    # both workers alive again: the cut one renews its presence once its link is back
-    status, ready = deployment.request("GET", "/readyz")
-    assert status == 200, ready
+    assert ran == asked, (ran - asked, asked - ran)
+    # None asked twice but a call the cut left without its answer: its worker may have had
+    # the answer and lost it with its link, and the worker that took its work over asked
+    # again (rather than wait on a host it cannot reach), once.
+    again = ran - undisturbed
+    assert again <= cut_off, (again, cut_off)
+    assert carried < 30 and back < 30
+
+
+def _live_workers(deployment: Deployment) -> str:
+    """What the web's readiness check says of the workers, e.g. "2 live"."""
+    _, ready = deployment.request("GET", "/readyz")
+    return str(ready["checks"]["workers"]["detail"])
 
 
 def _simulation(deployment: Deployment) -> int:
@@ -100,7 +122,7 @@ def _step(deployment: Deployment, simulation: int) -> int:
 def _finished(deployment: Deployment, simulation: int, timeout: float) -> None:
     _wait(lambda: _progress(deployment, simulation)["status"] != "running", timeout, "the run")
     done = _progress(deployment, simulation)
-    assert done["status"] == "idle" and done["step"] == STEPS, done
+    assert done["status"] == "idle" and done["step"] == STEPS, (done["status_reason"], done)
 
 
 def _wait(predicate: object, timeout: float, what: str) -> None:
