@@ -96,11 +96,11 @@ schema: migrate
 # The suite in PYTEST_WORKERS parallel processes (pytest-xdist), each with its own test
 # database and Redis databases (docs/testing.md, "In parallel"); tests sharing a module's,
 # package's or directory's fixture run in one worker (--dist loadgroup), the units expected
-# to take longest first (tests/durations.json). One process by default: in three
-# (PYTEST_WORKERS=3) the suite takes half the time, but three tests that compare a run
-# with its twin in another process still differed there (docs/testing.md). The 25 slowest
-# tests are printed at the end, so a slow CI run says where its time went.
-PYTEST_WORKERS ?= 0
+# to take longest first (tests/durations.json). Three on 2 cores: much of a test's time is
+# waiting on the workers, servers and Postgres it starts; four overload the cores (slower,
+# and tests with bounded waits ran out of time). PYTEST_WORKERS=0 runs it in one process.
+# The 25 slowest tests are printed at the end, so a slow CI run says where its time went.
+PYTEST_WORKERS ?= 3
 pytest: install install-local chromium prometheus
 	$(VENV)/bin/pytest -q --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.model_server import ModelServer, policy_answers
 
-from .harness import RECOVERIES, model_settings
+from .harness import FIGURES, RECOVERIES, model_settings
 from .processes import PrivateRedis
 
 
@@ -50,3 +50,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.section("chaos: recovery after the dependency's return")
         for scenario, seconds in RECOVERIES:
             terminalreporter.line(f"{scenario}: {seconds:.1f} s")
+    if FIGURES:
+        terminalreporter.section("chaos: figures")
+        for what, value in FIGURES:
+            terminalreporter.line(f"{what}: {value}")

@@ -204,6 +204,24 @@ class Deployment:
         )
         return int(rows[0][0])
 
+    def connections(self) -> dict[str, tuple[int, int]]:
+        """Each host's (Postgres connections, Redis connections) now."""
+        by_address = {host.address: host.name for host in self.network.hosts.values()}
+        by_address[self.network.address] = "this host"
+        rows = self.query(
+            "SELECT host(client_addr), count(*) FROM pg_stat_activity"
+            " WHERE client_addr IS NOT NULL GROUP BY 1",
+            [],
+        )
+        postgres = {by_address.get(address, address): int(n) for address, n in rows}
+        client = redis.Redis(host=self.redis.address, socket_timeout=5)
+        redis_counts: Counter[str] = Counter(
+            by_address.get(c["addr"].rsplit(":", 1)[0], c["addr"]) for c in client.client_list()
+        )
+        client.close()
+        names = set(postgres) | set(redis_counts)
+        return {name: (postgres.get(name, 0), redis_counts[name]) for name in sorted(names)}
+
     @staticmethod
     def _wait(predicate: Any, timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout

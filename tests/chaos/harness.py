@@ -44,6 +44,8 @@ STEPS = 45  # each run: 7.5 sim minutes: the day planned in the first step, and 
 # memories rated (importance_delay 30), so a kill meets ratings sent ahead too
 # Measured recoveries, for the summary at the end of the run: (scenario, seconds).
 RECOVERIES: list[tuple[str, float]] = []
+# Other figures a run measured, for the same summary: (what, value).
+FIGURES: list[tuple[str, str]] = []
 
 
 def chaos_simulation(user: User, seed: int, **config: Any) -> Simulation:

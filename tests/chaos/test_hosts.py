@@ -1,8 +1,9 @@
 """A deployment over hosts (tests/chaos/deployment.py): the web server, two workers,
 Postgres and Redis each on a host of its own, joined by virtual links. A simulation runs
 across them; one worker's link is cut mid-run, for longer than its leases, and restored:
-the other worker carries the run on, and it ends with the log of an undisturbed twin and
-no model call billed twice."""
+the other worker carries the run on, and it ends with the log of an undisturbed twin; the
+ledger bills what the model was asked, and nothing was asked twice but the calls the cut
+left without their answers."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tests.factories import N3
 from tests.model_server import ModelServer, policy_answers
 
 from .deployment import Deployment
-from .harness import MODEL_BOUNDS, RECOVERIES, START, model_settings
+from .harness import FIGURES, MODEL_BOUNDS, RECOVERIES, START, model_settings, wait_for
 
 STEPS = 90
 SEED = 41
@@ -44,6 +45,7 @@ def test_a_run_over_hosts_outlives_a_workers_link_cut_and_restored(
         twin = _simulation(deployment)
         _run(deployment, twin)
         _finished(deployment, twin, 300)
+        wait_for(lambda: deployment.in_flight(twin) == 0, 60, "the twin's ledger settled")
 
         # the cut comes while worker a waits on the model for a resident's decision
         model.slow(0.05, prompts={"Isabella Rodriguez": 1.5})
@@ -51,26 +53,30 @@ def test_a_run_over_hosts_outlives_a_workers_link_cut_and_restored(
         asked_before = len(model.chat_requests())  # its seed memories are rated as it is made
         simulation = _simulation(deployment)
         _run(deployment, simulation)
-        _wait(lambda: model.chat_in_flight_from(worker_a), 120, "a call of worker a in flight")
+        wait_for(lambda: model.chat_in_flight_from(worker_a), 120, "a call of worker a in flight")
         deployment.network.cut("worker-a")
         cut_off = Counter(model.chat_in_flight_from(worker_a))
         cut_at, stood = time.monotonic(), _step(deployment, simulation)
-        _wait(lambda: _step(deployment, simulation) > stood, 60, "the run going on without a")
+        wait_for(lambda: _step(deployment, simulation) > stood, 60, "the run going on without a")
         carried = time.monotonic() - cut_at
-        _wait(lambda: _live_workers(deployment) == "1 live", 30, "readiness to count one worker")
+        wait_for(lambda: _live_workers(deployment) == "1 live", 30, "readiness to count one worker")
         time.sleep(max(0.0, CUT_SECONDS - (time.monotonic() - cut_at)))
         deployment.network.restore("worker-a")
         restored_at = time.monotonic()
-        _wait(lambda: _live_workers(deployment) == "2 live", 60, "the cut worker to beat again")
+        wait_for(lambda: _live_workers(deployment) == "2 live", 60, "the cut worker to beat again")
         back = time.monotonic() - restored_at
         _finished(deployment, simulation, 300)
+        for host, (postgres, redis) in deployment.connections().items():
+            FIGURES.append(
+                (f"over hosts: {host}'s connections (Postgres, Redis)", f"{postgres}, {redis}")
+            )
         RECOVERIES.append(("over hosts: the run going on after a worker's link is cut", carried))
         RECOVERIES.append(("over hosts: the cut worker live again after its link is back", back))
     finally:
         model.close()
 
     assert deployment.log_of(simulation) == deployment.log_of(twin)
-    _wait(lambda: deployment.in_flight(simulation) == 0, 60, "the ledger settled")
+    wait_for(lambda: deployment.in_flight(simulation) == 0, 60, "the ledger settled")
     # The ledger bills each call the model was asked, as often as it was asked: none
     # billed that was not made, none made that is not billed.
     asked = Counter(model.asked()[asked_before:])
@@ -120,15 +126,6 @@ def _step(deployment: Deployment, simulation: int) -> int:
 
 
 def _finished(deployment: Deployment, simulation: int, timeout: float) -> None:
-    _wait(lambda: _progress(deployment, simulation)["status"] != "running", timeout, "the run")
+    wait_for(lambda: _progress(deployment, simulation)["status"] != "running", timeout, "the run")
     done = _progress(deployment, simulation)
     assert done["status"] == "idle" and done["step"] == STEPS, (done["status_reason"], done)
-
-
-def _wait(predicate: object, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
