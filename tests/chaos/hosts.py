@@ -48,10 +48,10 @@ class Host:
                 start_new_session=True,
             )
 
-    def run(self, command: Sequence[str], *, env: dict[str, str] | None = None) -> str:
+    def run(self, command: Sequence[str]) -> str:
+        """`command` run to its end in this host's namespace; what it printed."""
         done = subprocess.run(
             ["ip", "netns", "exec", self.namespace, *command],
-            env=env,
             capture_output=True,
             text=True,
             timeout=120,
