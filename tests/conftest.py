@@ -53,6 +53,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
     with django_db_blocker.unblock():
         database.commits_unsynced()
+        database.flush_keeps_content_addressed_rows()
         database.shipped_rows_ensure()
     yield
     pools_connections_close()  # before the test database is dropped

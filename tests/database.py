@@ -11,7 +11,7 @@ as in a serial run."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from django.core.management import call_command
@@ -19,6 +19,7 @@ from django.db import connection
 from pytest_django.plugin import blocking_manager_key
 
 from agents.bases.services import bases_shipped_ensure
+from memories.models import EmbeddingCache
 from world.towns import town_get_or_import
 
 _FLUSHED = pytest.StashKey[bool]()
@@ -77,6 +78,37 @@ def shipped_rows_restore(item: pytest.Item) -> None:
         with item.config.stash[blocking_manager_key].unblock():
             shipped_rows_ensure()
         item.config.stash[_FLUSHED] = False
+
+
+# Tables a flush keeps. The embedding cache is content-addressed: a row says which vector
+# a model gives a text ((model, kind, text hash) -> vector), true in every test, and no
+# other row refers to it. Kept, a Celery worker or server a later test starts finds the
+# vectors of the Ville's and the bases' texts instead of running the embedder on them
+# again (the test process keeps its own in memory, memories.embeddings._memo).
+FLUSH_KEEPS = frozenset({EmbeddingCache._meta.db_table})
+
+
+def flush_keeps_content_addressed_rows() -> None:
+    """Every flush (a transactional test's, `rows_flush`) from now on in this process
+    leaves FLUSH_KEEPS' tables as they are."""
+    from django.core.management.commands import flush
+
+    def sql_flush(
+        style: Any, connection: Any, reset_sequences: bool = True, allow_cascade: bool = False
+    ) -> list[str]:
+        tables = connection.introspection.django_table_names(
+            only_existing=True, include_views=False
+        )
+        return list(
+            connection.ops.sql_flush(
+                style,
+                [table for table in tables if table not in FLUSH_KEEPS],
+                reset_sequences=reset_sequences,
+                allow_cascade=allow_cascade,
+            )
+        )
+
+    flush.sql_flush = sql_flush  # type: ignore[attr-defined]
 
 
 def rows_flush() -> None:

@@ -40,6 +40,13 @@ def fresh_process_memo(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embeddings, "_memo", OrderedDict())
 
 
+@pytest.fixture(autouse=True)
+def empty_cache() -> None:
+    """The database's cache empty for the test (rolled back after it): flushes keep it
+    between tests (tests/database.py, FLUSH_KEEPS), so it holds earlier tests' texts."""
+    EmbeddingCache.objects.all().delete()
+
+
 @pytest.fixture
 def model_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The batches the configured embedder is asked to embed (the cache misses)."""
