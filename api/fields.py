@@ -115,6 +115,15 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class StrictNumberField(serializers.FloatField):
+    """A JSON number (integer or not); not a numeric string or a boolean."""
+
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class StrictCharField(serializers.CharField):
     """A JSON string; not a number."""
 

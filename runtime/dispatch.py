@@ -23,10 +23,12 @@ from django.utils.module_loading import import_string
 
 @dataclass(frozen=True)
 class Tick:
-    """Decide step `step` of a simulation (fanned out to agent steps)."""
+    """Decide step `step` + 1 of a simulation (fanned out to agent steps), not before
+    `not_before` (wall time, seconds since the epoch; 0: at once) when the run is paced."""
 
     simulation_id: int
     step: int
+    not_before: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from celery import shared_task
@@ -106,6 +107,8 @@ class CeleryBroker:
 
     def send(self, work: Work) -> None:
         match work:
+            case Tick(simulation_id, step, not_before) if not_before:
+                tick.apply_async((simulation_id, step), eta=datetime.fromtimestamp(not_before, UTC))
             case Tick(simulation_id, step):
                 tick.delay(simulation_id, step)
             case AgentSteps(simulation_id, step, names):

@@ -99,6 +99,14 @@ class SimulationStatus(models.TextChoices):
     BUDGET_EXHAUSTED = "budget_exhausted"
 
 
+class PaceAlone(models.TextChoices):
+    """What a paced run does while nobody is in the town (no resident a user controls)."""
+
+    KEEP = "keep", "keeps its pace"
+    FAST = "fast", "runs as fast as it can"
+    PAUSE = "pause", "pauses"
+
+
 class Simulation(models.Model):
     """A run of a town and its residents; its state is a projection of its event log."""
 
@@ -135,6 +143,24 @@ class Simulation(models.Model):
     target_step = models.PositiveIntegerField(null=True, blank=True)
     run_started_step = models.PositiveIntegerField(null=True, blank=True)
     run_started_at = models.DateTimeField(null=True, blank=True)
+    pace = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="sim seconds per wall second the run keeps (runtime/pace.py); "
+        "empty: as fast as it can",
+    )
+    pace_alone = models.CharField(
+        max_length=10,
+        choices=PaceAlone.choices,
+        default=PaceAlone.KEEP,
+        help_text="what a paced run does while nobody is in the town",
+    )
+    pace_from_step = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the step the pace's schedule counts from"
+    )
+    pace_from_at = models.DateTimeField(
+        null=True, blank=True, help_text="the wall time the pace's schedule counts from"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -8,7 +8,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.bases import BASES
-from world.models import Event, Simulation, SimulationStatus
+from runtime.pace import PACE_MAX, PACE_MIN
+from world.models import Event, PaceAlone, Simulation, SimulationStatus
 
 from ..fields import (
     CalendarDateTimeField,
@@ -16,6 +17,7 @@ from ..fields import (
     StrictCharField,
     StrictFieldsMixin,
     StrictIntegerField,
+    StrictNumberField,
     config_check_strictly,
 )
 
@@ -42,6 +44,8 @@ class SimulationSerializer(serializers.ModelSerializer[Simulation]):
             "step",
             "status",
             "status_reason",
+            "pace",
+            "pace_alone",
             "seed",
             "config",
             "parent",
@@ -121,6 +125,20 @@ class SimulationRunSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
     steps = StrictIntegerField(min_value=1, max_value=1_000_000, required=False)
     until = CalendarDateTimeField(
         required=False, help_text="sim time to run to, at most 1,000,000 steps ahead"
+    )
+    pace = StrictNumberField(
+        min_value=PACE_MIN,
+        max_value=PACE_MAX,
+        allow_null=True,
+        required=False,
+        help_text="sim seconds per wall second to keep (10: one 10 s step a second), kept "
+        "for later runs and resumes; null: as fast as it can; absent: the simulation's own",
+    )
+    pace_alone = serializers.ChoiceField(
+        choices=PaceAlone.choices,
+        required=False,
+        help_text="what a paced run does while nobody is in the town (no resident a user "
+        "controls): keep its pace, run as fast as it can, or pause; kept like `pace`",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

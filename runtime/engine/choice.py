@@ -9,12 +9,16 @@ deleting its line; neither engine imports the other.
 
 from __future__ import annotations
 
+import time
 from typing import Protocol
 
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from runtime.dispatch import Tick, send
 from runtime.models import StagedCommit
+from runtime.pace import pace_pause_if_alone, pace_wait
+from world.models import Simulation, SimulationStatus
 
 ENGINES = {
     "barrier": "runtime.engine.barrier.BARRIER",
@@ -48,7 +52,16 @@ def engine_for(*, simulation_id: int) -> Engine:
 
 
 def engine_tick(*, simulation_id: int, step: int, redelivered: bool = False) -> None:
-    """The tick of step `step` on the simulation's engine."""
+    """The tick of step `step` on the simulation's engine; a paced run's tick that comes
+    before its time is sent again for then (runtime/pace.py)."""
+    simulation = Simulation.objects.filter(pk=simulation_id).first()
+    if simulation is not None and simulation.pace and simulation.status == SimulationStatus.RUNNING:
+        if pace_pause_if_alone(simulation):
+            return
+        wait = pace_wait(simulation, step)
+        if wait > 0:
+            send(Tick(simulation_id, step, not_before=time.time() + wait))
+            return
     engine_for(simulation_id=simulation_id).tick(
         simulation_id=simulation_id, step=step, redelivered=redelivered
     )

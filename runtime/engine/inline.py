@@ -9,9 +9,9 @@ from datetime import datetime
 
 from django.db import close_old_connections
 
-from runtime.dispatch import TickCommit, Work, broker_used
+from runtime.dispatch import Tick, TickCommit, Work, broker_used
 from runtime.engine.failures import TRANSIENT
-from runtime.engine.run import simulation_run
+from runtime.engine.run import KEPT, PaceKept, simulation_run
 from runtime.leases import lease_held, simulation_lease
 from runtime.work import work_run
 from world.models import Simulation
@@ -49,18 +49,27 @@ class InlineBroker:
     def _run(work: Work) -> None:
         if isinstance(work, TickCommit) and work.later:
             time.sleep(0.05)  # let the work the commit waits for go on
+        if isinstance(work, Tick) and work.not_before:
+            time.sleep(max(0.0, work.not_before - time.time()))  # a paced run's next step
         work_run(work)
 
 
 def simulation_run_inline(
-    *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
+    *,
+    simulation: Simulation,
+    steps: int | None = None,
+    until: datetime | None = None,
+    pace: float | PaceKept | None = KEPT,
+    pace_alone: str | None = None,
 ) -> Simulation:
     """Run to the target in this process; the work the run hands on goes to a local queue
     (this thread only), so a worker serving the same broker is not involved, and this
     process holds the run's lease, so no worker's watchdog takes the run for a lost one."""
     inline = InlineBroker()
     with broker_used(inline), lease_held(simulation_lease(simulation.pk)):
-        simulation_run(simulation=simulation, steps=steps, until=until)
+        simulation_run(
+            simulation=simulation, steps=steps, until=until, pace=pace, pace_alone=pace_alone
+        )
         inline.drain()
     simulation.refresh_from_db()
     return simulation

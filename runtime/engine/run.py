@@ -17,8 +17,9 @@ from llm.models import ModelCall
 from llm.selectors import model_call_fallback_rate
 from runtime.dispatch import Tick, broker
 from runtime.models import Decision
+from runtime.pace import PACE_MAX, PACE_MIN
 from world.clock import MAX_RUN_STEPS
-from world.models import Agent, Event, Simulation, SimulationStatus
+from world.models import Agent, Event, PaceAlone, Simulation, SimulationStatus
 from world.services import simulation_set_status
 
 log = logging.getLogger(__name__)
@@ -77,14 +78,42 @@ def target_step_for(
     return target
 
 
+class PaceKept:
+    """`simulation_run`'s pace when none is given: the simulation's own."""
+
+
+KEPT = PaceKept()
+
+
+def pace_checked(pace: float | None) -> float | None:
+    if pace is not None and not PACE_MIN <= pace <= PACE_MAX:
+        raise RunRefused(
+            f"pace must be from {PACE_MIN:.6f} to {PACE_MAX:,.0f} sim seconds a wall second"
+        )
+    return pace
+
+
 def simulation_run(
-    *, simulation: Simulation, steps: int | None = None, until: datetime | None = None
+    *,
+    simulation: Simulation,
+    steps: int | None = None,
+    until: datetime | None = None,
+    pace: float | PaceKept | None = KEPT,
+    pace_alone: str | None = None,
 ) -> Simulation:
-    """Start running to a target step; refused if the simulation is already running.
+    """Start running to a target step; refused if the simulation is already running. A
+    `pace` (sim seconds per wall second; None: as fast as it can) and what the run does
+    while nobody is in the town (`pace_alone`, PaceAlone) are kept for later runs and
+    resumes (runtime/pace.py).
 
     The first tick is sent once the claim commits; if the broker cannot take it, the claim
     stands and TickDeferred says so (the watchdog resends the tick of a stalled run)."""
     target = target_step_for(simulation=simulation, steps=steps, until=until)
+    paced: dict[str, object] = {} if isinstance(pace, PaceKept) else {"pace": pace_checked(pace)}
+    if pace_alone is not None:
+        if pace_alone not in PaceAlone.values:
+            raise RunRefused(f"pace_alone must be one of {', '.join(PaceAlone.values)}")
+        paced["pace_alone"] = pace_alone
     unsent: list[BaseException] = []
     with transaction.atomic(durable=True):
         claimed = Simulation.objects.filter(pk=simulation.pk, status__in=STARTABLE).update(
@@ -93,6 +122,9 @@ def simulation_run(
             target_step=target,
             run_started_step=F("step"),
             run_started_at=timezone.now(),
+            pace_from_step=F("step"),
+            pace_from_at=timezone.now(),
+            **paced,
         )
         if not claimed:
             raise RunConflict(f"simulation {simulation.pk} is already running")

@@ -23,6 +23,7 @@ from runtime.engine.ahead.staging import Committed, Decided, groups_commit
 from runtime.engine.ahead.state import CommittedState, KeptReads, residents_load, residents_vision
 from runtime.engine.decide import Decision, decide_one, simulation_fail
 from runtime.engine.failures import TRANSIENT
+from runtime.pace import PaceKeeper
 from runtime.reflections import reflection_quiet
 from runtime.scenarios import scenarios_apply, scenarios_next_step
 from world.models import Agent, Simulation, SimulationStatus
@@ -76,6 +77,7 @@ class AheadRun:
         self.simulation_failed = False  # a decision failed the run (`_decided`)
         self.committed_at = time.monotonic()  # the last commit (or flush)
         self.checked_at = time.monotonic()  # the last read of the run's status
+        self.pacing = PaceKeeper()
         # Groups decided by whichever worker is free (spread.py): with a broker whose
         # work goes to workers, not one that runs it in this process.
         self.spreading: Spreading | None = None
@@ -104,9 +106,17 @@ class AheadRun:
             if status not in (SimulationStatus.RUNNING, SimulationStatus.PAUSED):
                 return  # failed or out of budget: the staged steps wait for a resume
             limit = self._limit(status)
+            paced = None
+            if status == SimulationStatus.RUNNING:
+                nearest = min(r.step for r in self.residents.values())
+                paced = self.pacing.limit(self.simulation, nearest, self.checked_at)
+            if paced is not None and paced < limit:
+                limit = paced  # nobody steps past the step the pace has come to
             if all(r.step >= limit for r in self.residents.values()) and not self.groups:
                 if not self._flush() and not self._scenarios(status):
-                    return  # the log is at the limit: the run reached its target or paused
+                    if paced is None or paced >= self._limit(status):
+                        return  # the log is at the limit: the run reached its target or paused
+                    self._wait_for_pace()
                 continue
             self._start_groups(limit)
             if not self.groups:
@@ -114,6 +124,13 @@ class AheadRun:
             self._finish_some()
             if time.monotonic() - self.committed_at >= FLUSH_SECONDS:
                 self._flush()
+
+    def _wait_for_pace(self) -> None:
+        """Everyone stands at the step the pace has come to: wait for the next one's time
+        (or less, to see a pause or a stop in time)."""
+        step = max(r.step for r in self.residents.values())
+        time.sleep(min(STATUS_SECONDS, max(0.001, self.pacing.pace.wait(step))))
+        self.checked_at = 0.0  # read the status again
 
     def _limit(self, status: str) -> int:
         if status == SimulationStatus.PAUSED:
