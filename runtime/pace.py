@@ -96,13 +96,13 @@ def pace_restart(simulation: Simulation, step: int) -> Pace:
 
 
 def pace_wait(simulation: Simulation, step: int) -> float:
-    """Seconds until the simulation's tick at `step` may start; a run more than a step
-    ahead of its schedule (it ran fast while nobody was there) restarts it from `step`."""
+    """Seconds until the simulation's tick at `step` may start. A run whose log stands more
+    than a step ahead of its schedule (it ran fast while nobody was there) restarts the
+    schedule from there; a tick for a later step than the log's waits for its own time."""
     pace = pace_of(simulation)
-    wait = pace.wait(step)
-    if pace.interval is not None and wait > pace.interval:
-        return pace_restart(simulation, step).wait(step)
-    return wait
+    if pace.interval is not None and pace.wait(simulation.step) > pace.interval:
+        pace = pace_restart(simulation, simulation.step)
+    return pace.wait(step)
 
 
 def pace_pause_if_alone(simulation: Simulation) -> bool:

@@ -64,7 +64,6 @@ EXCEPTIONS: dict[str, str] = {
         "runtime.engine.run by tests/runtime/engine/ahead/test_run.py; its parts "
         "(state, staging) have unit tests"
     ),
-    "runtime.engine.watchdog": "run by the Celery beat: tests/runtime/test_tasks.py, tests/chaos",
     "evaluations.interviews": "run by evaluations.runner (tests/evaluations/test_runner.py)",
     "evaluations.report": "written by evaluations.runner (tests/evaluations/test_runner.py)",
     "evaluations.selectors": "read by the evaluation views: tests/evaluations/test_api.py",

@@ -115,15 +115,16 @@ def simulation_run(
             raise RunRefused(f"pace_alone must be one of {', '.join(PaceAlone.values)}")
         paced["pace_alone"] = pace_alone
     unsent: list[BaseException] = []
+    now = timezone.now()
     with transaction.atomic(durable=True):
         claimed = Simulation.objects.filter(pk=simulation.pk, status__in=STARTABLE).update(
             status=SimulationStatus.RUNNING,
             status_reason="",
             target_step=target,
             run_started_step=F("step"),
-            run_started_at=timezone.now(),
+            run_started_at=now,
             pace_from_step=F("step"),
-            pace_from_at=timezone.now(),
+            pace_from_at=now,
             **paced,
         )
         if not claimed:

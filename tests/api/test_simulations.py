@@ -68,6 +68,8 @@ def test_detail_has_every_field(api: APIClient) -> None:
         "step",
         "status",
         "status_reason",
+        "pace",
+        "pace_alone",
         "seed",
         "config",
         "parent",

@@ -37,21 +37,21 @@ def started_at(simulation: Simulation) -> dict[int, datetime]:
     return first
 
 
-def assert_kept_pace(simulation: Simulation) -> None:
+def assert_kept_pace(simulation: Simulation, steps: int = STEPS) -> None:
     """No step's events before the time the pace gives its tick (the tick at s - 1)."""
     simulation.refresh_from_db()
     assert simulation.status == SimulationStatus.IDLE, simulation.status_reason
     assert simulation.run_started_step is not None and simulation.pace_from_at is not None
     interval = simulation.sec_per_step / PACE
-    steps = started_at(simulation)
-    late = [s for s in steps if s > simulation.run_started_step + 1]
-    assert len(late) >= STEPS - 2, steps  # residents act at nearly every step
+    started = started_at(simulation)
+    late = [s for s in started if s > simulation.run_started_step + 1]
+    assert len(late) >= steps - 2, late  # residents act at nearly every step
     pace = pace_of(simulation)
     for step in late:
         due = pace.due_at(step - 1)
-        assert due is not None and steps[step] >= due, (step, steps[step], due)
+        assert due is not None and started[step] >= due, (step, started[step], due)
     # the whole run spans the pace's time at least
-    last = max(steps.values())
+    last = max(started.values())
     assert (last - simulation.pace_from_at).total_seconds() >= (max(late) - 2) * interval
 
 
@@ -163,6 +163,8 @@ def test_a_worker_keeps_the_pace_though_ticks_come_early(user: User, settings: A
         )
     assert_kept_pace(simulation)
     assert simulation.step == STEPS
+    # the early ticks moved nothing: the schedule still counts from the run's start
+    assert simulation.pace_from_at == simulation.run_started_at
 
 
 @pytest.mark.parametrize(
@@ -237,3 +239,29 @@ def test_the_watchdog_leaves_a_paced_run_waiting_for_its_next_step(
         sent = runs_resume_stalled(stall_seconds=10)
     assert (sent == [simulation.pk]) == resent
     assert (recorded.sent == [Tick(simulation.pk, 1)]) == resent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_paced_run_keeps_its_pace_and_its_log_across_a_killed_worker(
+    user: User, settings: Any
+) -> None:
+    """The worker dies (SIGKILL) with the next tick waiting for its time; a new one takes
+    the run on (the tick redelivered or resent by the watchdog), no step before its time,
+    and the log is the one of the same run at full speed."""
+    steps = 24
+    fast = engine.simulation_run_inline(simulation=three_residents(user, seed=12), steps=steps)
+    simulation = three_residents(user, seed=12)
+    with celery_worker() as worker:
+        simulation_run(simulation=simulation, steps=steps, pace=PACE)
+        wait_for(lambda: Simulation.objects.get(pk=simulation.pk).step >= 6, 60, "step 6")
+        worker.kill()
+        simulation.refresh_from_db()
+        assert simulation.status == SimulationStatus.RUNNING and simulation.step < steps
+        worker.start()
+        wait_for(
+            lambda: Simulation.objects.get(pk=simulation.pk).status != SimulationStatus.RUNNING,
+            180,
+            "the paced run",
+        )
+    assert_kept_pace(simulation, steps)
+    assert [row[1:] for row in log_of(simulation)] == [row[1:] for row in log_of(fast)]
