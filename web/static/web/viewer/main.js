@@ -187,6 +187,7 @@ class Viewer {
     this.simulation = simulation;
     const status = simulation.status_reason ? `${simulation.status}: ${simulation.status_reason}` : simulation.status;
     $("status").textContent = status;
+    $("pace").textContent = simulation.pace ? `at ${simulation.pace}× real time` : "";
     root.dataset.status = simulation.status;
     $("run").disabled = simulation.status === "running";
     $("pause").disabled = simulation.status !== "running";
@@ -235,10 +236,20 @@ class Viewer {
       $("follow").setAttribute("aria-pressed", String(this.followed === name));
       this.follow();
     });
-    $("run").addEventListener("click", () => this.control("run", { steps: Number($("run-steps").value) }));
+    $("run").addEventListener("click", () => this.control("run", this.runBody()));
     $("run-steps").addEventListener("change", () => this.estimate());
     $("pause").addEventListener("click", () => this.control("pause"));
     $("resume").addEventListener("click", () => this.control("resume"));
+  }
+
+  // The run's body: its steps and its pace (sim seconds a wall second; null: as fast as
+  // it can), the pace chosen as steps a wall second or real time.
+  runBody() {
+    const steps = Number($("run-steps").value);
+    const choice = $("run-pace").value;
+    if (choice === "") return { steps, pace: null };
+    const pace = choice === "real" ? 1 : Number(choice) * this.simulation.sec_per_step;
+    return { steps, pace };
   }
 
   zoom(factor) {
