@@ -39,6 +39,7 @@ BENCHES = (
     "generality",
     "stand_in_cpu",
     "observability",
+    "pace",
 )
 
 

@@ -31,6 +31,10 @@ from world.services import simulation_set_status
 PACE_MIN = 10 / 86_400
 PACE_MAX = 10_000.0
 ALONE_REASON = "paused: nobody is in the town (pace_alone is pause)"
+# A tick sent for later waits in its broker at most this long, then looks again: a message
+# held past the broker's visibility timeout (SMALLVILLE_VISIBILITY_TIMEOUT, 600 s) would
+# be delivered a second time.
+RESEND_SECONDS = 60.0
 
 
 def people_in(simulation: Simulation) -> bool:

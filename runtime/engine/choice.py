@@ -17,7 +17,7 @@ from django.utils.module_loading import import_string
 
 from runtime.dispatch import Tick, send
 from runtime.models import StagedCommit
-from runtime.pace import pace_pause_if_alone, pace_wait
+from runtime.pace import RESEND_SECONDS, pace_pause_if_alone, pace_wait
 from world.models import Simulation, SimulationStatus
 
 ENGINES = {
@@ -60,7 +60,7 @@ def engine_tick(*, simulation_id: int, step: int, redelivered: bool = False) -> 
             return
         wait = pace_wait(simulation, step)
         if wait > 0:
-            send(Tick(simulation_id, step, not_before=time.time() + wait))
+            send(Tick(simulation_id, step, not_before=time.time() + min(wait, RESEND_SECONDS)))
             return
     engine_for(simulation_id=simulation_id).tick(
         simulation_id=simulation_id, step=step, redelivered=redelivered

@@ -4,6 +4,7 @@ of the same run at full speed; the API takes a pace, refuses a bad one, keeps it
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,9 +16,17 @@ from rest_framework.test import APIClient
 from runtime import engine
 from runtime.controls import agent_take_control
 from runtime.dispatch import RecordingBroker, Tick, broker_used, send
+from runtime.engine.choice import engine_tick
 from runtime.engine.run import simulation_run
 from runtime.engine.watchdog import runs_resume_stalled
-from runtime.pace import ALONE_REASON, pace_of, pace_pause_if_alone, pace_wait
+from runtime.pace import (
+    ALONE_REASON,
+    PACE_MIN,
+    RESEND_SECONDS,
+    pace_of,
+    pace_pause_if_alone,
+    pace_wait,
+)
 from tests.api import error_of
 from tests.factories import three_residents
 from tests.runtime.workers import celery_worker, wait_for
@@ -265,3 +274,23 @@ def test_a_paced_run_keeps_its_pace_and_its_log_across_a_killed_worker(
         )
     assert_kept_pace(simulation, steps)
     assert [row[1:] for row in log_of(simulation)] == [row[1:] for row in log_of(fast)]
+
+
+def test_a_tick_long_before_its_time_waits_in_the_broker_a_minute_at_most(user: User) -> None:
+    """A step a day away is looked at again every RESEND_SECONDS: no message waits in the
+    broker past its visibility timeout (it would be delivered twice)."""
+    simulation = paced(
+        three_residents(user, seed=13),
+        pace=PACE_MIN,
+        status=SimulationStatus.RUNNING,
+        target_step=10,
+        step=1,
+        **schedule(0, timezone.now()),
+    )
+    recorded = RecordingBroker()
+    with broker_used(recorded):
+        engine_tick(simulation_id=simulation.pk, step=1)
+    [tick] = recorded.sent
+    assert isinstance(tick, Tick) and tick.step == 1
+    assert 0 < tick.not_before - time.time() <= RESEND_SECONDS
+    assert Simulation.objects.get(pk=simulation.pk).step == 1  # nothing decided yet
