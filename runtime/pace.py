@@ -35,6 +35,7 @@ ALONE_REASON = "paused: nobody is in the town (pace_alone is pause)"
 # held past the broker's visibility timeout (SMALLVILLE_VISIBILITY_TIMEOUT, 600 s) would
 # be delivered a second time.
 RESEND_SECONDS = 60.0
+STATUS_SECONDS = 0.25  # a paced run waiting for its next step looks at its status this often
 
 
 def people_in(simulation: Simulation) -> bool:
@@ -131,12 +132,15 @@ class PaceKeeper:
         self.pace = Pace(None)
         self._read_at: float | None = None
 
-    def limit(self, simulation: Simulation, nearest: int, read_at: float) -> int | None:
-        """The furthest step a resident may stand at now; `nearest` the step the
-        residents furthest behind stand at, `read_at` when the status was read. A run
+    def limit(
+        self, simulation: Simulation, status: str, steps: list[int], read_at: float
+    ) -> int | None:
+        """The furthest step a resident may stand at now (None: no pace, or not running);
+        `steps` where the residents stand, `read_at` when the status was read. A run
         nobody is in may be paused here (`pace_pause_if_alone`)."""
-        if not simulation.pace:
+        if not simulation.pace or status != SimulationStatus.RUNNING:
             return None
+        nearest = min(steps)
         if read_at != self._read_at:
             self._read_at = read_at
             pace_pause_if_alone(simulation)
@@ -145,3 +149,8 @@ class PaceKeeper:
             if limit is not None and limit < nearest:
                 self.pace = pace_restart(simulation, nearest)  # it ran fast while alone
         return self.pace.limit()
+
+    def sleep_for(self, step: int) -> float:
+        """How long to wait, everyone standing at `step`, the step the pace has come to:
+        until the next one's time, or less, to see a pause or a stop in time."""
+        return min(STATUS_SECONDS, max(0.001, self.pace.wait(step)))

@@ -106,17 +106,16 @@ class AheadRun:
             if status not in (SimulationStatus.RUNNING, SimulationStatus.PAUSED):
                 return  # failed or out of budget: the staged steps wait for a resume
             limit = self._limit(status)
-            paced = None
-            if status == SimulationStatus.RUNNING:
-                nearest = min(r.step for r in self.residents.values())
-                paced = self.pacing.limit(self.simulation, nearest, self.checked_at)
+            steps = [r.step for r in self.residents.values()]
+            paced = self.pacing.limit(self.simulation, status, steps, self.checked_at)
             if paced is not None and paced < limit:
                 limit = paced  # nobody steps past the step the pace has come to
             if all(r.step >= limit for r in self.residents.values()) and not self.groups:
                 if not self._flush() and not self._scenarios(status):
                     if paced is None or paced >= self._limit(status):
                         return  # the log is at the limit: the run reached its target or paused
-                    self._wait_for_pace()
+                    time.sleep(self.pacing.sleep_for(max(steps)))
+                    self.checked_at = 0.0  # read the status again
                 continue
             self._start_groups(limit)
             if not self.groups:
@@ -124,13 +123,6 @@ class AheadRun:
             self._finish_some()
             if time.monotonic() - self.committed_at >= FLUSH_SECONDS:
                 self._flush()
-
-    def _wait_for_pace(self) -> None:
-        """Everyone stands at the step the pace has come to: wait for the next one's time
-        (or less, to see a pause or a stop in time)."""
-        step = max(r.step for r in self.residents.values())
-        time.sleep(min(STATUS_SECONDS, max(0.001, self.pacing.pace.wait(step))))
-        self.checked_at = 0.0  # read the status again
 
     def _limit(self, status: str) -> int:
         if status == SimulationStatus.PAUSED:
