@@ -31,7 +31,7 @@ from agents.config import ConfigInvalid
 from llm.errors import BudgetExhausted, ModelCallFailed, ModelOutputInvalid, QuotaExceeded
 from memories.embeddings import EmbeddingError
 from memories.selectors import RetrievalConfigError
-from runtime.controls import ControlConflict, ControlRefused
+from runtime.controls import ControlConflict, ControlRefused, NotYours
 from runtime.engine import RunConflict, RunRefused
 from world.clock import SimTimeOutOfReach
 from world.fieldpath import path_join
@@ -284,6 +284,8 @@ def api_error(
             return FieldErrors({name: [message]}, suggestions=exc.suggestions)
         case NotWalkable() | Unreachable():
             return exceptions.ValidationError({field: [message]})
+        case NotYours():  # a resident someone else plays
+            return exceptions.PermissionDenied(message)
         case RunConflict() | ControlConflict():  # the simulation's or resident's state
             return Conflict(message)
         case ControlRefused() if exc.field:

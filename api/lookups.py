@@ -1,7 +1,9 @@
 """What a request names, looked up once for every view: requester, simulation, resident, body.
 
-A user only ever sees their own simulations (anyone else's is a 404, as a missing one); a
-resident is named in the URL by its id or its name."""
+A user only ever sees their own simulations (anyone else's is a 404, as a missing one),
+and watches and plays in those their owners share with them (`simulation_watched`: the
+reads the viewer makes, and the play controls); a resident is named in the URL by its id
+or its name."""
 
 from __future__ import annotations
 
@@ -14,8 +16,11 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, viewsets
 from rest_framework.request import Request
 
+from runtime.controls import control_check
 from world.models import Agent, Simulation
-from world.selectors import simulation_get, simulation_list
+from world.selectors import simulation_get, simulation_joined, simulation_list
+
+from .errors import domain_errors
 
 _M = TypeVar("_M", bound=Model)
 
@@ -53,6 +58,15 @@ def simulation_owned(request: Request, pk: int) -> Simulation:
         raise exceptions.NotFound() from None
 
 
+def simulation_watched(request: Request, pk: int) -> Simulation:
+    """The requester's simulation `pk` or one shared with them, or 404."""
+    user: User | AnonymousUser = request.user
+    try:
+        return simulation_joined(user=user, pk=pk)
+    except Simulation.DoesNotExist:
+        raise exceptions.NotFound() from None
+
+
 def resident_in(residents: QuerySet[Agent], key: str) -> Agent:
     """The resident among `residents` that `key` names: all digits is its id, anything else
     its name (a name always has a letter); 404 if there is none or `key` cannot be one."""
@@ -79,6 +93,16 @@ def resident_owned(
     return simulation, resident_of(simulation, kwargs["resident"], whole=whole)
 
 
+def resident_played(request: Request, kwargs: dict[str, Any]) -> tuple[Simulation, Agent]:
+    """The simulation the requester may watch and its resident the URL names, which the
+    requester may act for (the owner for any, a guest for their own: 403 otherwise)."""
+    simulation = simulation_watched(request, kwargs["simulation_pk"])
+    agent = resident_of(simulation, kwargs["resident"], whole=True)
+    with domain_errors():
+        control_check(user=requester(request), simulation=simulation, agent=agent)
+    return simulation, agent
+
+
 def request_body(serializer_class: type[Any], request: Request) -> dict[str, Any]:
     """The request's body as `serializer_class` validates it (a 400 otherwise)."""
     body = serializer_class(data=request.data)
@@ -87,9 +111,18 @@ def request_body(serializer_class: type[Any], request: Request) -> dict[str, Any
 
 
 class SimulationChildViewSet(viewsets.GenericViewSet[_M]):
-    """Views under /simulations/{simulation_pk}/: the requester's simulation or 404."""
+    """Views under /simulations/{simulation_pk}/: the requester's simulation or 404; with
+    `watchable`, reads (GET, HEAD) of one shared with the requester too."""
+
+    watchable = False
 
     def simulation(self) -> Simulation:
         if not hasattr(self, "_simulation"):
-            self._simulation = simulation_owned(self.request, self.kwargs["simulation_pk"])
+            pk = self.kwargs["simulation_pk"]
+            watching = self.watchable and self.request.method in ("GET", "HEAD", "OPTIONS")
+            self._simulation = (
+                simulation_watched(self.request, pk)
+                if watching
+                else simulation_owned(self.request, pk)
+            )
         return self._simulation

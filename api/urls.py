@@ -60,4 +60,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("api.facts.urls")),
     path("", include("api.replay.urls")),
     path("", include("api.scenarios.urls")),
+    path("", include("api.play.urls")),
 ]

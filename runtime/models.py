@@ -1,13 +1,14 @@
 """What the runtime stores while it runs a simulation, none of it in the log: residents'
 decisions staged until the step commits (`Decision`), the decisions of a group a worker
-made for a spread run (`GroupDecision`), and the commits of residents running ahead held
-until the step is whole (`StagedCommit`)."""
+made for a spread run (`GroupDecision`), the commits of residents running ahead held
+until the step is whole (`StagedCommit`); and who plays which resident (`Player`)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
-from world.models import Simulation
+from world.models import Agent, Simulation
 
 
 class Decision(models.Model):
@@ -80,3 +81,23 @@ class StagedCommit(models.Model):
 
     def __str__(self) -> str:
         return f"{', '.join(self.agents)} @ {self.step}"
+
+
+class Player(models.Model):
+    """A person in the town: the user who plays a resident, as a newcomer they brought in
+    or one they took over (runtime/controls/players.py). The owner may move and speak for
+    any resident; anyone else only for those they play."""
+
+    simulation = models.ForeignKey(Simulation, on_delete=models.CASCADE, related_name="players")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="players"
+    )
+    agent = models.OneToOneField(Agent, on_delete=models.CASCADE, related_name="player")
+    newcomer = models.BooleanField(help_text="arrived as a newcomer (leaving leaves the town)")
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["simulation", "joined_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} as {self.agent.name}"

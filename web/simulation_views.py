@@ -23,7 +23,7 @@ from memories.embeddings import EmbeddingError
 from runtime.engine import RunConflict, simulation_delete
 from world.clock import SimTimeOutOfReach
 from world.models import Simulation
-from world.selectors import simulation_get, simulation_list
+from world.selectors import simulation_get, simulation_joinable, simulation_list
 
 
 class SimulationForm(forms.Form):
@@ -48,8 +48,10 @@ def landing_context(user: User) -> dict[str, object]:
         for r in routes.select_related("profile")
     }
     default = settings.SMALLVILLE_LLM_BACKEND
+    shared = simulation_joinable(user=user).exclude(owner=user).select_related("owner")
     return {
         "simulations": [(s, models.get(s.pk, default)) for s in simulations],
+        "shared": list(shared.only("id", "name", "status", "step", "owner__username")),
         "bases": bases_visible(user=user).only("id", "name", "owner_id", "town"),
     }
 

@@ -107,6 +107,14 @@ class PaceAlone(models.TextChoices):
     PAUSE = "pause", "pauses"
 
 
+class Share(models.TextChoices):
+    """Who besides the owner may join a simulation (runtime/controls/players.py)."""
+
+    OFF = "off", "only the owner"
+    INVITED = "invited", "the owner and the users in `guests`"
+    ANYONE = "anyone", "every logged-in user"
+
+
 class Simulation(models.Model):
     """A run of a town and its residents; its state is a projection of its event log."""
 
@@ -160,6 +168,15 @@ class Simulation(models.Model):
     )
     pace_from_at = models.DateTimeField(
         null=True, blank=True, help_text="the wall time the pace's schedule counts from"
+    )
+    share = models.CharField(
+        max_length=10, choices=Share.choices, default=Share.OFF, help_text="who may join"
+    )
+    guests = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="simulations_shared",
+        help_text="the users who may join when it is shared with those invited",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

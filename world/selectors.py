@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q, QuerySet
 
-from .models import Event, Location, Simulation, Town
+from .models import Event, Location, Share, Simulation, Town
 
 TOWN_LAYERS = ("collision", "sector_layer", "arena_layer", "game_object_layer", "spawning_layer")
 
@@ -15,6 +15,15 @@ def towns_visible(*, user: User | AnonymousUser) -> QuerySet[Town]:
     if not user.is_authenticated:
         return Town.objects.none()
     return Town.objects.filter(Q(owner__isnull=True) | Q(owner=user))
+
+
+def towns_watchable(*, user: User | AnonymousUser) -> QuerySet[Town]:
+    """The towns `user` may see, and those of the simulations shared with them (a guest's
+    viewer draws the owner's town)."""
+    if not user.is_authenticated:
+        return Town.objects.none()
+    shared = simulation_joinable(user=user).values("town_id")
+    return Town.objects.filter(Q(owner__isnull=True) | Q(owner=user) | Q(pk__in=shared))
 
 
 def town_named(*, owner: User | None, name: str) -> Town | None:
@@ -39,6 +48,21 @@ def simulation_list(*, user: User | AnonymousUser) -> QuerySet[Simulation]:
 def simulation_get(*, user: User | AnonymousUser, pk: int) -> Simulation:
     """Raises Simulation.DoesNotExist for another user's simulation, as for a missing one."""
     return simulation_list(user=user).get(pk=pk)
+
+
+def simulation_joinable(*, user: User | AnonymousUser) -> QuerySet[Simulation]:
+    """The simulations `user` may watch and join: their own, and those their owners share
+    with everyone logged in or with `user` among the guests."""
+    if not user.is_authenticated:
+        return Simulation.objects.none()
+    shared = Q(share=Share.ANYONE) | Q(share=Share.INVITED, guests=user)
+    return Simulation.objects.filter(Q(owner=user) | shared).distinct()
+
+
+def simulation_joined(*, user: User | AnonymousUser, pk: int) -> Simulation:
+    """Raises Simulation.DoesNotExist for a simulation `user` may not join, as for a
+    missing one."""
+    return simulation_joinable(user=user).get(pk=pk)
 
 
 def event_list(*, simulation: Simulation) -> QuerySet[Event]:

@@ -112,6 +112,50 @@ def converse(mind: Mind, other: Agent) -> None:
         takeaways_keep(mind, me=me, partner=partner, result=takeaways, tag=tag)
 
 
+GREETING_WAIT_MINUTES = 2  # how long a resident who spoke to a person waits for an answer
+
+
+def greet(mind: Mind, other: Agent) -> None:
+    """Speak first to a person (a user-controlled resident): the agent's opening line only,
+    as the person's words are theirs to type (`agent_say`). Both remember it; the agent
+    waits a little for an answer and cools down as after a conversation."""
+    name, place = mind.name, mind.here
+    bond = relationship_with(mind, mind.agent, other)
+    opening = line(mind, mind.agent, other, [], place, summary(mind), bond).line
+    record = f'{name} said to {other.name}: "{opening}"'
+    tag = name
+    mind.emit(
+        conversation_held(
+            agent=name,
+            participants=[name, other.name],
+            lines=[ConversationLine(speaker=name, text=opening)],
+            summary=record,
+            address=place,
+            conversation=tag,
+        )
+    )
+    for me, partner in ((mind.agent, other), (other, mind.agent)):
+        spo = (me.name, "talked with", partner.name)
+        mind.notes.append(Note(me.name, MemoryKind.CONVERSATION, record, spo, tag))
+    wait = GREETING_WAIT_MINUTES * 60 // mind.simulation.sec_per_step
+    mind.emit(
+        agent_acting(
+            agent=name,
+            action=f"waiting for {other.name} to answer",
+            emoji="💬",
+            address=place,
+            spo=[name, "chats with", other.name],
+            start_step=mind.step,
+            end_step=mind.step + max(1, wait),
+            chatting_with=other.name,
+            conversation=tag,
+        )
+    )
+    for who, minutes in ((other.name, COOLDOWN_MINUTES), (ANYONE, RESPITE_MINUTES)):
+        until = mind.step + minutes * 60 // mind.simulation.sec_per_step
+        mind.emit(agent_chat_cooldown(agent=name, partner=who, until_step=until, conversation=tag))
+
+
 def line(
     mind: Mind,
     speaker: Agent,

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from agents.cognition.acting import start_action
 from agents.cognition.blocks import Block
-from agents.cognition.conversation import ANYONE, converse
+from agents.cognition.conversation import ANYONE, converse, greet
 from agents.cognition.identity import summary
 from agents.cognition.mind import Mind, Note, Sighting
 from agents.cognition.news import recalled_about
@@ -167,7 +167,8 @@ def react(mind: Mind, other: Agent) -> bool:
         agent=mind.agent,
     ).reaction
     if reaction == "talk":
-        converse(mind, other)
+        # A person's lines are theirs to type: a resident only speaks first to them.
+        (greet if other.user_controlled else converse)(mind, other)
         return True
     if reaction == "wait":
         block = current_block(mind)

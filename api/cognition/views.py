@@ -103,7 +103,9 @@ NUMBER = OpenApiParameter(
 class ConversationViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, SimulationChildViewSet[Conversation]
 ):
-    """Conversations of one simulation, by their number."""
+    """Conversations of one simulation, by their number (a guest's too)."""
+
+    watchable = True
 
     filterset_class = ConversationFilter
     queryset = Conversation.objects.none()

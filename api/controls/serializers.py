@@ -8,7 +8,13 @@ from rest_framework import serializers
 
 from agents.models import ObjectState
 
-from ..fields import StrictBooleanField, StrictCharField, StrictFieldsMixin, text_field
+from ..fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictFieldsMixin,
+    StrictIntegerField,
+    text_field,
+)
 
 # --- changing the world --------------------------------------------------------------------
 
@@ -41,9 +47,22 @@ class ControlRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
 
 
 class GoRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
-    """Where a user-controlled resident walks to; unknown fields are rejected."""
+    """Where a user-controlled resident walks to (`address` or `tile`); unknown fields are
+    rejected."""
 
-    address = text_field(600, "a place of the town: sector, arena or object address")
+    address = StrictCharField(
+        min_length=1,
+        max_length=600,
+        required=False,
+        help_text="a place of the town: sector, arena or object address",
+    )
+    tile = serializers.ListField(
+        child=StrictIntegerField(min_value=0, max_value=10_000),
+        min_length=2,
+        max_length=2,
+        required=False,
+        help_text="a walkable tile [x, y]",
+    )
     action = StrictCharField(
         required=False,
         allow_blank=True,
@@ -51,6 +70,12 @@ class GoRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
         max_length=300,
         help_text="what it will be doing, as others see it; default: walking there",
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        if ("address" in attrs) == ("tile" in attrs):
+            raise serializers.ValidationError("give exactly one of address and tile")
+        return attrs
 
 
 class SayRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):

@@ -23,7 +23,9 @@ from ..lookups import (
     request_body,
     resident_of,
     resident_owned,
+    resident_played,
     simulation_owned,
+    simulation_watched,
 )
 from ..parsers import JSONParser
 from ..residents.serializers import ResidentStateSerializer, resident_state_data
@@ -68,7 +70,7 @@ class ObjectStateView(generics.ListAPIView[ObjectState]):
     def get_queryset(self) -> QuerySet[ObjectState]:
         if getattr(self, "swagger_fake_view", False):
             return ObjectState.objects.none()
-        simulation = simulation_owned(self.request, self.kwargs["simulation_pk"])
+        simulation = simulation_watched(self.request, self.kwargs["simulation_pk"])
         return ObjectState.objects.filter(simulation=simulation).order_by("address")
 
     @extend_schema(
@@ -134,20 +136,28 @@ class GoView(APIView):
     parser_classes = [JSONParser]
 
     @extend_schema(
-        summary="Walk a user-controlled resident to a place",
+        summary="Walk a user-controlled resident to a place or a tile",
         description="It walks one tile a step along a shortest path (as the simulation "
-        "runs). 409 if the resident is not user-controlled; 400 for an unknown address "
-        "(with `suggestions`) or one it cannot reach.",
+        "runs) to `address` or to `tile` (one of the two). 409 if the resident is not "
+        "user-controlled; 403 if someone else plays it; 400 for an unknown address (with "
+        "`suggestions`), a tile that is not walkable, or a place it cannot reach. The owner "
+        "may walk any resident; a guest only the one they play.",
         parameters=RESIDENT_PATH,
         request=GoRequestSerializer,
         examples=request_example("To the cafe", {"address": "the Ville:Hobbs Cafe:cafe"}),
         responses={200: ResidentStateSerializer, **error_responses(400, 401, 404, 409, 413)},
     )
     def post(self, request: Request, **kwargs: Any) -> Response:
-        simulation, agent = resident_owned(request, kwargs, whole=True)
+        simulation, agent = resident_played(request, kwargs)
         body = request_body(GoRequestSerializer, request)
+        tile = body.pop("tile", None)
         with domain_errors():
-            agent = agent_go(simulation=simulation, agent=agent, **body)
+            agent = agent_go(
+                simulation=simulation,
+                agent=agent,
+                tile=(tile[0], tile[1]) if tile else None,
+                **body,
+            )
         return Response(resident_state_data(agent, simulation))
 
 
@@ -159,7 +169,8 @@ class SayView(APIView):
 
     @extend_schema(
         summary="Say something to a resident in sight",
-        description="The speaker must be user-controlled (409 otherwise); the listener "
+        description="The speaker must be user-controlled (409 otherwise) and the "
+        "requester's to play (403 otherwise); the listener "
         "must be in the same arena within the speaker's vision radius (400 otherwise). The "
         "listener answers with one line, and both remember the exchange. Throttled (scope "
         "`say`).",
@@ -174,7 +185,7 @@ class SayView(APIView):
         },
     )
     def post(self, request: Request, **kwargs: Any) -> Response:
-        simulation, speaker = resident_owned(request, kwargs, whole=True)
+        simulation, speaker = resident_played(request, kwargs)
         body = request_body(SayRequestSerializer, request)
         listener = resident_of(simulation, body["to"], whole=True)
         with domain_errors("to"):

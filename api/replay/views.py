@@ -12,11 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runtime.replay import ReplayRangeInvalid, simulation_replay
-from world.selectors import towns_visible
+from world.selectors import towns_watchable
 from world.townmap import town_map
 
 from ..errors import error_responses
-from ..lookups import SIMULATION_ID, requester, simulation_owned
+from ..lookups import SIMULATION_ID, requester, simulation_watched
 from .serializers import (
     ReplayQuerySerializer,
     ReplaySerializer,
@@ -50,7 +50,7 @@ class TownMapView(APIView):
         },
     )
     def get(self, request: Request, town_pk: int) -> Response:
-        town = get_object_or_404(towns_visible(user=requester(request)), pk=town_pk)
+        town = get_object_or_404(towns_watchable(user=requester(request)), pk=town_pk)
         etag = f'"town-{town.pk}-{int(town.created_at.timestamp())}"'
         headers = {"ETag": etag, "Cache-Control": MAP_CACHE_CONTROL}
         if etag in request.headers.get("If-None-Match", ""):
@@ -72,7 +72,7 @@ class ReplayView(APIView):
         responses={200: ReplaySerializer, **error_responses(400, 401, 404)},
     )
     def get(self, request: Request, simulation_pk: int) -> Response:
-        simulation = simulation_owned(request, simulation_pk)
+        simulation = simulation_watched(request, simulation_pk)
         query = ReplayQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         given = query.validated_data

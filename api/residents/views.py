@@ -52,7 +52,9 @@ class ResidentViewSet(
     mixins.DestroyModelMixin,
     SimulationChildViewSet[Agent],
 ):
-    """Residents of one simulation, each with the place at its tile."""
+    """Residents of one simulation, each with the place at its tile (a guest's too)."""
+
+    watchable = True
 
     filterset_class = ResidentFilter
     queryset = Agent.objects.none()

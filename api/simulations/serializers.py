@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -30,6 +30,9 @@ class SimulationSerializer(serializers.ModelSerializer[Simulation]):
 
     sim_time = serializers.DateTimeField(read_only=True, help_text="sim time at `step`")
     resident_count = serializers.IntegerField(read_only=True)
+    role = serializers.SerializerMethodField(
+        help_text="the requester's: owner, or guest (the owner shares it with them)"
+    )
 
     class Meta:
         model = Simulation
@@ -52,8 +55,15 @@ class SimulationSerializer(serializers.ModelSerializer[Simulation]):
             "forked_at_step",
             "created_at",
             "resident_count",
+            "share",
+            "role",
         ]
         read_only_fields = fields
+
+    def get_role(self, simulation: Simulation) -> Literal["owner", "guest"]:
+        request = self.context.get("request")
+        user_id = getattr(getattr(request, "user", None), "pk", None)
+        return "owner" if request is None or simulation.owner_id == user_id else "guest"
 
 
 @extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})

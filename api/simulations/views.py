@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
@@ -23,7 +24,7 @@ from runtime.engine import (
     simulation_run,
 )
 from world.models import Agent, Event, Simulation
-from world.selectors import event_list
+from world.selectors import event_list, simulation_joinable
 
 from ..errors import domain_errors, error_responses
 from ..filters import EventFilter
@@ -55,7 +56,7 @@ RUN_RESPONSES = {
 }
 
 
-def _simulations(request: Request) -> QuerySet[Simulation]:
+def _simulations(request: Request, *, watched: bool = False) -> QuerySet[Simulation]:
     residents = (
         Agent.objects.filter(simulation=OuterRef("pk"))
         .order_by()
@@ -63,10 +64,12 @@ def _simulations(request: Request) -> QuerySet[Simulation]:
         .annotate(n=Count("pk"))
         .values("n")
     )
-    return (
-        simulations_owned(request)
-        .select_related(None)  # only the town's id is sent; its row holds the tile layers
-        .annotate(resident_count=Coalesce(Subquery(residents), Value(0)))
+    user: User | AnonymousUser = request.user
+    simulations = simulation_joinable(user=user) if watched else simulations_owned(request)
+    return simulations.select_related(
+        None
+    ).annotate(  # only the town's id is sent; its row holds the tile layers
+        resident_count=Coalesce(Subquery(residents), Value(0))
     )
 
 
@@ -91,7 +94,9 @@ class SimulationViewSet(
     parser_classes = [JSONParser]  # typed JSON bodies only; forms would make ints strings
 
     def get_queryset(self) -> QuerySet[Simulation]:
-        return _simulations(self.request)
+        # A guest reads one shared with them (the viewer does); the list and every change
+        # are the owner's.
+        return _simulations(self.request, watched=self.action in ("retrieve", "progress"))
 
     def get_throttles(self) -> list[BaseThrottle]:
         # Starting a run queues work for the workers, creating a simulation seeds its
@@ -231,7 +236,9 @@ class SimulationViewSet(
     ),
 )
 class EventViewSet(mixins.ListModelMixin, SimulationChildViewSet[Event]):
-    """The append-only event log of one simulation."""
+    """The append-only event log of one simulation (a guest's too: the viewer follows it)."""
+
+    watchable = True
 
     serializer_class = EventSerializer
     filterset_class = EventFilter

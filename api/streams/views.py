@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from integration.streams import HANDOFF, StreamSpec, follow
 
 from ..errors import error_responses
-from ..lookups import SIMULATION_ID, simulation_owned
+from ..lookups import SIMULATION_ID, simulation_watched
 from ..pagination import MAX_SEQ
 from ..simulations.serializers import EventSerializer
 
@@ -74,7 +74,7 @@ class SimulationStreamView(APIView):
         },
     )
     def get(self, request: Request, simulation_pk: int) -> StreamingHttpResponse:
-        simulation = simulation_owned(request, simulation_pk)
+        simulation = simulation_watched(request, simulation_pk)
         spec = StreamSpec(
             simulation_id=simulation.pk,
             after=_after(request),

@@ -1,20 +1,32 @@
 """User controls: interview a resident, whisper its inner voice, set object states, step in.
 
 `common` holds what every control shares (errors, appending at the current step); the
-controls themselves live in `voice`, `objects` and `stepping_in`; `rules` holds their
-commit rules.
+controls themselves live in `voice`, `objects` and `stepping_in`; `players` says who
+may act for which resident; `rules` holds their commit rules.
 """
 
 from __future__ import annotations
 
 from runtime.controls.common import NAME_PATTERN, ControlConflict, ControlRefused
 from runtime.controls.objects import object_addresses, object_state_set
+from runtime.controls.players import (
+    NotYours,
+    control_check,
+    may_control,
+    player_join,
+    player_leave,
+    player_take_over,
+    players_of,
+    share_set,
+    sight_of,
+)
 from runtime.controls.public import agent_leave
 from runtime.controls.stepping_in import (
     Identity,
     agent_go,
     agent_say,
     agent_take_control,
+    in_sight,
     newcomer_create,
 )
 from runtime.controls.voice import agent_interview, agent_whisper, whisper_memory
@@ -26,6 +38,7 @@ __all__ = [
     "ControlRefused",
     "Identity",
     "NotWalkable",
+    "NotYours",
     "UnknownAddress",
     "Unreachable",
     "agent_go",
@@ -34,8 +47,17 @@ __all__ = [
     "agent_say",
     "agent_take_control",
     "agent_whisper",
+    "control_check",
+    "in_sight",
+    "may_control",
     "newcomer_create",
     "object_addresses",
     "object_state_set",
+    "player_join",
+    "player_leave",
+    "player_take_over",
+    "players_of",
+    "share_set",
+    "sight_of",
     "whisper_memory",
 ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from agents.cognition import StepContext
 from agents.cognition.paper import reply_line
 from agents.events import (
     agent_acting,
@@ -41,11 +42,12 @@ from world.paths import (
     UnknownAddress,
     closest_addresses,
     location_anchor,
+    path_between_tiles,
     path_to_location,
     reaches_places,
     walkable,
 )
-from world.selectors import town_cached
+from world.selectors import address_at, town_cached
 
 
 def agent_take_control(
@@ -233,14 +235,31 @@ def _user_controlled(agent: Agent) -> None:
         )
 
 
-def agent_go(*, simulation: Simulation, agent: Agent, address: str, action: str = "") -> Agent:
-    """Send a user-controlled agent to a place; it walks a tile a step along the shortest
-    path. `action` is what it will be doing (default: walking there). Raises
-    ControlConflict, UnknownAddress (with suggestions) or Unreachable."""
+def agent_go(
+    *,
+    simulation: Simulation,
+    agent: Agent,
+    address: str | None = None,
+    tile: tuple[int, int] | None = None,
+    action: str = "",
+) -> Agent:
+    """Send a user-controlled agent to a place (`address`) or a walkable `tile`; it walks a
+    tile a step along the shortest path. `action` is what it will be doing (default:
+    walking there). Raises ControlConflict, UnknownAddress (with suggestions), Unreachable
+    or ControlRefused (field `tile`)."""
     _user_controlled(agent)
     town = town_cached(pk=simulation.town_id)
     try:
-        path = path_to_location(town=town, start=agent.tile, address=address)
+        if tile is not None:
+            if not walkable(town=town, tile=tile):
+                raise ControlRefused(
+                    f"tile {tile} is not a walkable tile of the town", field="tile"
+                )
+            path = path_between_tiles(town=town, start=agent.tile, end=tile)
+            address = address_at(town=town, tile=tile)
+        else:
+            assert address is not None, "agent_go needs an address or a tile"
+            path = path_to_location(town=town, start=agent.tile, address=address)
     except NotWalkable as exc:
         raise ControlRefused(f"{agent.name} stands on a tile it cannot walk from: {exc}") from exc
     place = place_words(address)
@@ -259,6 +278,26 @@ def agent_go(*, simulation: Simulation, agent: Agent, address: str, action: str 
     return refreshed(agent)
 
 
+def in_sight(context: StepContext, agent: Agent) -> list[Agent]:
+    """The residents `agent` can talk to: present, in its arena and within its vision
+    radius (Chebyshev distance), nearest first, then by name."""
+    here = context.arena_at(agent.tile)
+    if not here:
+        return []
+    near = [
+        (_distance(agent, other), name, other)
+        for name, other in context.agents.items()
+        if name != agent.name
+        and context.arena_at(other.tile) == here
+        and _distance(agent, other) <= agent.vision_radius
+    ]
+    return [other for _, _, other in sorted(near, key=lambda row: row[:2])]
+
+
+def _distance(a: Agent, b: Agent) -> int:
+    return max(abs(a.tile_x - b.tile_x), abs(a.tile_y - b.tile_y))
+
+
 def agent_say(
     *, simulation: Simulation, speaker: Agent, listener: Agent, text: str
 ) -> Conversation:
@@ -274,8 +313,7 @@ def agent_say(
             raise ControlRefused(f"{who.name} has left the town")
     speaker, listener = context.agents[speaker.name], context.agents[listener.name]
     here = context.arena_at(speaker.tile)
-    distance = max(abs(listener.tile_x - speaker.tile_x), abs(listener.tile_y - speaker.tile_y))
-    if not here or context.arena_at(listener.tile) != here or distance > speaker.vision_radius:
+    if listener.name not in {other.name for other in in_sight(context, speaker)}:
         raise ControlRefused(
             f"{listener.name} is not in sight of {speaker.name}: they must be in the same "
             f"arena within {speaker.vision_radius} tiles"

@@ -31,15 +31,20 @@ export async function getJSON(url, params = {}) {
 }
 
 export async function postJSON(url, body = {}) {
+  return sendJSON("POST", url, body);
+}
+
+// A write with any method (POST, PUT, DELETE); a DELETE sends no body.
+export async function sendJSON(method, url, body = {}) {
   const response = await fetch(url, {
-    method: "POST",
+    method,
     credentials: "same-origin",
     headers: {
       Accept: "application/json",
       "Content-Type": "application/json",
       "X-CSRFToken": csrfToken(),
     },
-    body: JSON.stringify(body),
+    body: method === "DELETE" ? undefined : JSON.stringify(body),
   });
   return answer(response);
 }

@@ -67,6 +67,7 @@ export const following = {
         if (i !== undefined) this.frame.acted.push([i, p.action, null, null]);
         break;
       case "conversation.held":
+        this.person?.take(event);
         this.frame.talks.push({ step: event.step, started: event.sim_time, participants: p.participants, summary: p.summary || "" });
         break;
       case "agent.created":

@@ -14,11 +14,15 @@ import { Minimap } from "./minimap.js";
 import { readSpend, showEstimate } from "./spend.js";
 import { Evaluations, wireFork } from "./work.js";
 import { listResidents, wireKeys } from "./keys.js";
+import { Play } from "./play.js";
 
 const root = document.getElementById("viewer");
 const SIM = Number(root.dataset.simulation);
 const TOWN = Number(root.dataset.town);
 const CHUNK = Number(root.dataset.replayChunk);
+// The owner runs, forks, evaluates and reads the spend; a guest (shared with) watches and
+// plays (play.js).
+const OWNER = root.dataset.role === "owner";
 const API = `/api/simulations/${SIM}`;
 const POLL_MS = 1000;
 const ZOOM = 1.25;
@@ -77,12 +81,17 @@ class Viewer {
     this.show(this.live, simulation.step, false);
     this.wire();
     this.showSimulation(simulation);
-    this.spend();
-    this.estimate();
-    wireFork(API, () => this.shownStep);
-    this.evaluations = new Evaluations(API, () => this.shownStep);
-    this.facts = new FactColours(API, this);
-    await this.facts.load();
+    this.person = new Play(this, API, map);
+    this.person.listResidents(this.residents, this.lastStep);
+    if (OWNER) {
+      this.spend();
+      this.estimate();
+      wireFork(API, () => this.shownStep);
+      this.evaluations = new Evaluations(API, () => this.shownStep);
+      this.facts = new FactColours(API, this);
+      await this.facts.load();
+    }
+    await this.person.start();
     await this.emojiFont;
     root.dataset.ready = "true";
     this.poll();
@@ -105,6 +114,7 @@ class Viewer {
     this.townPanel.residents = chunk.residents;
     this.index = new Map(this.residents.map((r, i) => [r.name, i]));
     listResidents(this.residents);
+    this.person?.listResidents(this.residents, this.lastStep);
     this.live = stateAt(chunk, this.lastStep);
   }
 
@@ -214,8 +224,10 @@ class Viewer {
     });
     $("map").addEventListener("click", (event) => {
       const box = event.target.getBoundingClientRect();
-      const i = this.town.residentAt(event.clientX - box.left, event.clientY - box.top);
-      if (i >= 0) this.select(i);
+      const [x, y] = [event.clientX - box.left, event.clientY - box.top];
+      const i = this.town.residentAt(x, y);
+      const played = this.person.clicked(i, x, y);
+      if (i >= 0 && (OWNER || !played)) this.select(i);
     });
     $("zoom-in").addEventListener("click", () => this.zoom(ZOOM));
     $("zoom-out").addEventListener("click", () => this.zoom(1 / ZOOM));
@@ -263,6 +275,7 @@ class Viewer {
     this.town.request();
     if (i < 0) return;
     $("follow").setAttribute("aria-pressed", String(this.followed === this.residents[i].name));
+    if (!OWNER) return; // a guest reads no memories: the panel is the owner's
     this.residentPanel.open(this.residents[i], this.state, i, this.shownStep, this.following);
     this.facts.describe();
   }
@@ -296,7 +309,8 @@ class Viewer {
       const was = this.simulation.status;
       this.showSimulation(await getJSON(`${API}/`));
       const running = this.simulation.status === "running";
-      if ((running && Date.now() - this.spentAt > SPEND_MS) || (was === "running" && !running)) {
+      const spent = running && Date.now() - this.spentAt > SPEND_MS;
+      if (OWNER && (spent || (was === "running" && !running))) {
         this.spend();
       }
       if (this.newcomer && !this.playing) await this.rejoin();

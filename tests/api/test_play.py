@@ -1,0 +1,437 @@
+"""Playing in the town over HTTP: the owner shares a simulation, a guest watches it and
+steps in as a newcomer, walks by tile, sees who is near, talks, and leaves; what each
+login may and may not do. A made-up harbour town of its own, so nothing here is the Ville's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from agents.bases.services import base_create
+from agents.services import simulation_create_from_base
+from memories.models import Memory, MemoryKind
+from runtime import engine
+from runtime.models import Player
+from tests.api import error_of, fields_of
+from world.models import Agent, Event, Simulation
+from world.townbuild import town_create
+
+WORLD = "Saltgrass Quay"
+NET_LOFT = f"{WORLD}:Gull net loft:loft"
+CHANDLERY = f"{WORLD}:Pell chandlery:counter"
+# Two rooms joined by a corridor (row 4); the loft is wide, so some of it is out of sight.
+GRID: dict[str, Any] = {
+    "format": "smallville-town/1",
+    "name": "saltgrass_quay",
+    "world": WORLD,
+    "tile_size": 32,
+    "rows": [
+        "##########################",
+        "#nnnnnnnnnnnnnnnnnnnnnnnn#",
+        "#nnnnnnnnnnnnnnnnnnnnnnnn#",
+        "#nnnnnnnnnnnnnnnnnnnnnnnn#",
+        "###.######################",
+        "#cccccc###################",
+        "#cccccc###################",
+        "##########################",
+    ],
+    "legend": {
+        "#": {"wall": True},
+        ".": {},
+        "n": {"sector": "Gull net loft", "arena": "loft"},
+        "c": {"sector": "Pell chandlery", "arena": "counter"},
+    },
+}
+MENDER, CHANDLER, FAR = "Ysolde Carrack", "Bram Tiller", "Oona Fathom"
+
+
+def _resident(name: str, home: str, trade: str, tile: tuple[int, int]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "innate": "patient",
+        "learned": f"{name} {trade}.",
+        "living_area": home,
+        "start": {"tile": list(tile)},
+    }
+
+
+def _quay(owner: User, cognition: str = "minimal") -> Simulation:
+    town = town_create(owner=owner, data=GRID)
+    base = base_create(
+        owner=owner,
+        data={
+            "name": "quay folk",
+            "town": town.name,
+            "start_time": "2031-04-14T09:00:00+00:00",
+            "sec_per_step": 10,
+            # The mender and the far one at the loft's two ends.
+            "residents": [
+                _resident(MENDER, NET_LOFT, "mends herring nets", (3, 2)),
+                _resident(CHANDLER, CHANDLERY, "sells rope and lamp oil", (2, 5)),
+                _resident(FAR, NET_LOFT, "tars the hulls", (23, 2)),
+            ],
+        },
+    )
+    return simulation_create_from_base(
+        owner=owner, base=base.pk, seed=11, config={"cognition": cognition}
+    )
+
+
+@pytest.fixture
+def quay(user: User) -> Simulation:
+    return _quay(user)
+
+
+@pytest.fixture
+def third_api(db: None) -> APIClient:
+    carol = User.objects.create_user(username="carol", password="carol-password-1")
+    client = APIClient()
+    client.force_authenticate(carol)
+    return client
+
+
+def _url(simulation: Simulation, rest: str = "") -> str:
+    return f"/api/simulations/{simulation.pk}/{rest}"
+
+
+def _share(api: APIClient, simulation: Simulation, **body: Any) -> Any:
+    return api.put(_url(simulation, "share/"), body, format="json")
+
+
+def _join(api: APIClient, simulation: Simulation, **body: Any) -> Any:
+    body = {"name": "Wren Holloway", "about": "a ferry pilot passing through", **body}
+    body.setdefault("tile", [5, 2])
+    return api.post(_url(simulation, "players/"), body, format="json")
+
+
+# --- who may watch and join ------------------------------------------------------------------
+
+
+WATCHED = ["", "events/", "residents/", "conversations/", "players/", "objects/", "replay/"]
+
+
+@pytest.mark.django_db
+def test_a_simulation_is_not_shared_until_its_owner_says_so(
+    api: APIClient, other_api: APIClient, quay: Simulation
+) -> None:
+    assert api.get(_url(quay, "share/")).json() == {"share": "off", "guests": []}
+    for rest in WATCHED:
+        assert other_api.get(_url(quay, rest)).status_code == 404, rest
+    response = _join(other_api, quay)
+    assert response.status_code == 404
+    assert not Player.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_invited_guest_watches_and_steps_in_and_nobody_else_does(
+    api: APIClient, other_api: APIClient, third_api: APIClient, quay: Simulation
+) -> None:
+    shared = _share(api, quay, share="invited", guests=["bob"])
+    assert shared.status_code == 200, shared.content
+    assert shared.json() == {"share": "invited", "guests": ["bob"]}
+    for rest in WATCHED:
+        assert other_api.get(_url(quay, rest)).status_code == 200, rest
+        assert third_api.get(_url(quay, rest)).status_code == 404, rest
+    detail = other_api.get(_url(quay)).json()
+    assert detail["role"] == "guest" and detail["share"] == "invited"
+    assert api.get(_url(quay)).json()["role"] == "owner"
+    town = other_api.get(f"/api/towns/{quay.town_id}/map/")
+    assert town.status_code == 200 and town.json()["world_name"] == WORLD
+    assert third_api.get(f"/api/towns/{quay.town_id}/map/").status_code == 404
+    # The guest's list is their own simulations only; the shared one is not in it.
+    assert other_api.get("/api/simulations/").json()["results"] == []
+
+    joined = _join(other_api, quay)
+    assert joined.status_code == 201, joined.content
+    assert joined.json()["user_controlled"] is True and joined.json()["tile"] == [5, 2]
+    players = other_api.get(_url(quay, "players/")).json()
+    assert [(p["user"], p["resident"], p["newcomer"], p["you"]) for p in players] == [
+        ("bob", "Wren Holloway", True, True)
+    ]
+    assert api.get(_url(quay, "players/")).json()[0]["you"] is False
+    assert _join(third_api, quay, name="Idris Vale").status_code == 404
+
+
+@pytest.mark.django_db
+def test_sharing_with_anyone_lets_every_logged_in_user_join(
+    api: APIClient, other_api: APIClient, third_api: APIClient, quay: Simulation
+) -> None:
+    assert _share(api, quay, share="anyone").status_code == 200
+    assert _join(other_api, quay).status_code == 201
+    assert _join(third_api, quay, name="Idris Vale", tile=[7, 3]).status_code == 201
+    assert APIClient().get(_url(quay)).status_code in (401, 403)
+    # Off again: they can no longer watch; those in the town stay until they leave.
+    assert _share(api, quay, share="off").status_code == 200
+    assert other_api.get(_url(quay, "events/")).status_code == 404
+    assert Player.objects.filter(simulation=quay).count() == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"share": "everyone"}, "share"),
+        ({"share": "invited", "guests": ["nobody-by-this-name"]}, "guests"),
+        ({"share": "invited", "guests": ["alice"]}, "guests"),
+        ({"share": "invited", "guests": "bob"}, "guests"),
+        ({"share": "invited", "guests": ["bob", "bob"]}, "guests"),
+        ({"share": True}, "share"),
+        ({"share": "off", "colour": "teal"}, "colour"),
+    ],
+)
+def test_a_bad_share_is_a_400_naming_the_field_and_changes_nothing(
+    api: APIClient, other_user: User, quay: Simulation, body: dict[str, Any], field: str
+) -> None:
+    response = _share(api, quay, **body)
+    assert response.status_code == 400, response.content
+    error_of(response)
+    assert field in fields_of(response), fields_of(response)
+    quay.refresh_from_db()
+    assert quay.share == "off" and not quay.guests.exists()
+
+
+@pytest.mark.django_db
+def test_a_guest_cannot_share_run_or_change_the_town(
+    api: APIClient, other_api: APIClient, quay: Simulation
+) -> None:
+    _share(api, quay, share="anyone")
+    events = Event.objects.filter(simulation=quay).count()
+    mender = f"residents/{MENDER}/"
+    refused = [
+        other_api.put(_url(quay, "share/"), {"share": "off"}, format="json"),
+        other_api.post(_url(quay, "run/"), {"steps": 3}, format="json"),
+        other_api.post(_url(quay, "pause/"), {}, format="json"),
+        other_api.post(_url(quay, "fork/"), {"name": "mine now"}, format="json"),
+        other_api.delete(_url(quay)),
+        other_api.delete(_url(quay, mender)),
+        other_api.post(_url(quay, f"{mender}control/"), {"user_controlled": True}, format="json"),
+        other_api.post(_url(quay, f"{mender}whisper/"), {"statement": "x"}, format="json"),
+        other_api.post(_url(quay, f"{mender}interview/"), {"question": "who?"}, format="json"),
+        other_api.post(
+            _url(quay, "residents/"), {"name": "Sly Cove", "tile": [4, 2]}, format="json"
+        ),
+        other_api.put(
+            _url(quay, "objects/"), {"address": NET_LOFT, "state": "burning"}, format="json"
+        ),
+        other_api.get(_url(quay, f"{mender}memories/")),
+        other_api.get(_url(quay, "model-calls/")),
+    ]
+    assert [r.status_code for r in refused] == [404] * len(refused), [
+        (r.status_code, r.content[:120]) for r in refused
+    ]
+    assert Event.objects.filter(simulation=quay).count() == events
+
+
+# --- playing ---------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_guest_acts_only_for_their_own_newcomer(
+    api: APIClient, other_api: APIClient, quay: Simulation
+) -> None:
+    _share(api, quay, share="invited", guests=["bob"])
+    api.post(_url(quay, f"residents/{MENDER}/control/"), {"user_controlled": True}, format="json")
+    assert _join(other_api, quay).status_code == 201
+    events = Event.objects.filter(simulation=quay).count()
+    mine = _url(quay, "residents/Wren Holloway/")
+    theirs = _url(quay, f"residents/{MENDER}/")
+    for response in (
+        other_api.post(f"{theirs}go/", {"tile": [8, 2]}, format="json"),
+        other_api.post(f"{theirs}say/", {"to": "Wren Holloway", "text": "hi"}, format="json"),
+        other_api.get(f"{theirs}sight/"),
+        other_api.delete(_url(quay, f"players/{MENDER}/")),
+        other_api.post(_url(quay, "players/"), {"resident": FAR}, format="json"),
+    ):
+        assert response.status_code == 403, response.content
+        assert "yours" in error_of(response)["detail"] or "owner" in error_of(response)["detail"]
+    assert Event.objects.filter(simulation=quay).count() == events
+    # Their own they may; the owner may act for anyone, the guest's newcomer included.
+    assert other_api.post(f"{mine}go/", {"tile": [6, 2]}, format="json").status_code == 200
+    assert api.post(f"{mine}go/", {"tile": [7, 2]}, format="json").status_code == 200
+    # The owner cannot take over a resident someone else plays.
+    taken = api.post(_url(quay, "players/"), {"resident": "Wren Holloway"}, format="json")
+    assert taken.status_code == 409, taken.content
+    assert "bob" in error_of(taken)["detail"]
+
+
+@pytest.mark.django_db(transaction=True)  # runs ticks, which commit
+def test_walking_to_a_clicked_tile_follows_a_path_there(api: APIClient, quay: Simulation) -> None:
+    assert _join(api, quay, tile=[20, 1]).status_code == 201
+    # Down the corridor into the chandlery: a walk that turns corners.
+    walked = api.post(_url(quay, "residents/Wren Holloway/go/"), {"tile": [5, 6]}, format="json")
+    assert walked.status_code == 200, walked.content
+    assert walked.json()["action"] == "walking to the counter of Pell chandlery" and walked.json()["path_length"] > 20
+    engine.simulation_run_inline(simulation=quay, steps=walked.json()["path_length"] + 1)
+    person = Agent.objects.get(simulation=quay, name="Wren Holloway")
+    assert person.tile == (5, 6) and not person.path
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"tile": [0, 0]}, "tile"),  # a wall
+        ({"tile": [400, 2]}, "tile"),  # off the map
+        ({"tile": [5]}, "tile"),
+        ({"tile": [5, "2"]}, "tile[1]"),
+        ({"tile": [5, 2], "address": NET_LOFT}, None),
+        ({}, None),
+        ({"address": f"{WORLD}:Gull net lofts"}, "address"),
+    ],
+)
+def test_a_bad_walk_is_a_400_and_moves_nobody(
+    api: APIClient, quay: Simulation, body: dict[str, Any], field: str | None
+) -> None:
+    _join(api, quay)
+    events = Event.objects.filter(simulation=quay).count()
+    response = api.post(_url(quay, "residents/Wren Holloway/go/"), body, format="json")
+    assert response.status_code == 400, response.content
+    assert field in fields_of(response), fields_of(response)
+    assert Event.objects.filter(simulation=quay).count() == events
+
+
+@pytest.mark.django_db
+def test_who_is_in_sight_is_who_say_can_reach(api: APIClient, quay: Simulation) -> None:
+    _join(api, quay, tile=[6, 2])
+    sight = api.get(_url(quay, "residents/Wren Holloway/sight/"))
+    assert sight.status_code == 200, sight.content
+    near = sight.json()
+    # The mender three tiles off; the far one across the loft and the chandler in the
+    # other room are not in sight.
+    assert [(r["name"], r["distance"], r["person"]) for r in near] == [(MENDER, 3, False)]
+    said = api.post(
+        _url(quay, "residents/Wren Holloway/say/"),
+        {"to": FAR, "text": "Can you hear me over there?"},
+        format="json",
+    )
+    assert said.status_code == 400 and "not in sight" in error_of(said)["detail"]
+
+
+@pytest.mark.django_db
+def test_a_guest_talks_and_the_resident_answers_from_what_it_holds(
+    api: APIClient, other_api: APIClient, quay: Simulation
+) -> None:
+    _share(api, quay, share="invited", guests=["bob"])
+    # Something only the mender holds: the whisper becomes its thought.
+    api.post(
+        _url(quay, f"residents/{MENDER}/whisper/"),
+        {"statement": "the north jetty is closed for repairs until the spring tide"},
+        format="json",
+    )
+    _join(other_api, quay, tile=[5, 2])
+    said = other_api.post(
+        _url(quay, "residents/Wren Holloway/say/"),
+        {"to": MENDER, "text": "Is the north jetty open today?"},
+        format="json",
+    )
+    assert said.status_code == 201, said.content
+    lines = said.json()["lines"]
+    assert [line["speaker"] for line in lines] == ["Wren Holloway", MENDER]
+    assert "jetty" in lines[1]["text"].lower(), lines[1]
+    for who in ("Wren Holloway", MENDER):
+        kept = Memory.objects.filter(agent__name=who, kind=MemoryKind.CONVERSATION)
+        assert any("north jetty" in m.description for m in kept), who
+    # The owner watching sees it in the log as any conversation.
+    held = [
+        e
+        for e in api.get(_url(quay, "events/?kind=conversation.held")).json()["results"]
+        if e["payload"]["participants"] == ["Wren Holloway", MENDER]
+    ]
+    assert len(held) == 1 and held[0]["payload"]["lines"] == lines
+
+
+@pytest.mark.django_db(transaction=True)  # runs ticks, which commit
+def test_leaving_as_a_newcomer_leaves_the_town_and_a_take_over_hands_back(
+    api: APIClient, other_api: APIClient, quay: Simulation
+) -> None:
+    _share(api, quay, share="invited", guests=["bob"])
+    _join(other_api, quay)
+    taken = api.post(_url(quay, "players/"), {"resident": CHANDLER}, format="json")
+    assert taken.status_code == 201 and taken.json()["user_controlled"] is True
+    engine.simulation_run_inline(simulation=quay, steps=2)
+
+    left = other_api.delete(_url(quay, "players/Wren Holloway/"))
+    assert left.status_code == 200, left.content
+    assert left.json()["left_step"] == 2
+    back = api.delete(_url(quay, f"players/{CHANDLER}/"))
+    assert back.status_code == 200 and back.json()["user_controlled"] is False
+    assert back.json()["left_step"] is None
+    assert not Player.objects.filter(simulation=quay).exists()
+    # Replay draws the newcomer only between its arrival and its leaving.
+    replay = api.get(_url(quay, "replay/?from_step=0&to_step=2")).json()
+    wren = next(r for r in replay["residents"] if r["name"] == "Wren Holloway")
+    assert (wren["arrived_step"], wren["left_step"]) == (0, 2)
+    # Gone: the newcomer is no longer the guest's to act for, and nobody plays the
+    # chandler now.
+    assert other_api.delete(_url(quay, "players/Wren Holloway/")).status_code == 403
+    assert api.delete(_url(quay, f"players/{CHANDLER}/")).status_code == 409
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"name": ""}, "name"),
+        ({"name": "Wren/Holloway"}, "name"),
+        ({"name": "Wren Holloway", "tile": [0, 0]}, "tile"),
+        ({"name": "Wren Holloway", "tile": [5, 2], "address": NET_LOFT}, None),
+        ({"resident": MENDER, "name": "Wren Holloway"}, "name"),
+        ({"about": 7}, "about"),
+        ({"name": MENDER.upper()}, "name"),
+    ],
+)
+def test_a_bad_join_is_a_400_naming_the_field_and_nobody_arrives(
+    api: APIClient, quay: Simulation, body: dict[str, Any], field: str | None
+) -> None:
+    body = {"tile": [5, 2], **body} if "resident" not in body and "tile" not in body else body
+    response = api.post(_url(quay, "players/"), body, format="json")
+    assert response.status_code == 400, response.content
+    assert field in fields_of(response), fields_of(response)
+    assert Agent.objects.filter(simulation=quay).count() == 3
+    assert not Player.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)  # runs ticks, which commit
+def test_a_resident_speaks_first_to_a_person_and_leaves_the_answer_to_them(
+    api: APIClient, user: User
+) -> None:
+    """On the paper's cognition a resident may start a conversation with a person: its
+    opening line only (the person's words are the person's), kept by both, and it waits."""
+    quay = _quay(user, cognition="paper")
+    api.post(
+        _url(quay, f"residents/{MENDER}/whisper/"),
+        {"statement": "I must invite Wren Holloway to the net-mending supper tonight"},
+        format="json",
+    )
+    _join(api, quay, tile=[4, 1])
+    greeted = None
+    for turn in range(30):
+        engine.simulation_run_inline(simulation=quay, steps=1)
+        greeted = Event.objects.filter(
+            simulation=quay,
+            kind="conversation.held",
+            payload__participants__contains=["Wren Holloway"],
+        ).first()
+        if greeted is not None:
+            break
+        # Step away and back, so the mender sees the person anew.
+        tile = [4, 1] if turn % 2 else [8, 3]
+        api.post(_url(quay, "residents/Wren Holloway/go/"), {"tile": tile}, format="json")
+    assert greeted is not None, "nobody spoke to the person in 30 steps"
+    lines = greeted.payload["lines"]
+    assert [line["speaker"] for line in lines] == [greeted.agent]
+    assert greeted.agent != "Wren Holloway"
+    kept = Memory.objects.filter(agent__name="Wren Holloway", kind=MemoryKind.CONVERSATION)
+    assert any(lines[0]["text"] in m.description for m in kept)
+    speaker = Agent.objects.get(simulation=quay, name=greeted.agent)
+    assert speaker.chatting_with == "Wren Holloway"
+    # The person answers, and the resident answers back.
+    answer = api.post(
+        _url(quay, "residents/Wren Holloway/say/"),
+        {"to": greeted.agent, "text": "Thank you, I would like that."},
+        format="json",
+    )
+    assert answer.status_code == 201, answer.content
