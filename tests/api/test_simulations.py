@@ -76,6 +76,8 @@ def test_detail_has_every_field(api: APIClient) -> None:
         "forked_at_step",
         "created_at",
         "resident_count",
+        "share",
+        "role",
     }
 
 

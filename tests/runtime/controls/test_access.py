@@ -1,6 +1,7 @@
 """Authorisation on every operation of the OpenAPI schema, so a new endpoint is covered the
 day it is added: anonymous requests get 401; another user's simulation, and everything
-under it, is 404 (as if it did not exist) and absent from lists; the owner gets through."""
+under it, is 404 (as if it did not exist) and absent from lists; the owner gets through; a
+guest of a shared simulation reads what the viewer shows, steps in, and nothing else."""
 
 from __future__ import annotations
 
@@ -78,6 +79,9 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("delete", "/api/experiments/{id}/"): {},
     ("post", "/start/"): {},
     ("post", "/cancel/"): {},
+    ("put", "/share/"): {"share": "anyone"},
+    ("post", "/players/"): {"name": "Ada Lovelace", "address": "the Ville:Hobbs Cafe:cafe"},
+    ("delete", "/players/{resident}/"): {},
 }
 # Rooms of the requester's own whose {id} is not a simulation's: the owner's ids per prefix.
 OWN_ROOMS = ("/api/bases/", "/api/profiles/", "/api/tokens/", "/api/webhooks/", "/api/experiments/")
@@ -191,3 +195,65 @@ def test_the_owner_gets_through(api: APIClient, ville: Town, settings: Any) -> N
         if path.startswith("/api/experiments/{id}/") and path != "/api/experiments/{id}/":
             expected = (409,)  # its results and report come when it is done: a pending one
         assert response.status_code in expected, (url, response.content)
+
+
+# What a guest of a shared simulation may do, by method and the end of the path: watch (the
+# viewer's reads) and step in. Every other operation on it is the owner's.
+GUEST_MAY = {
+    ("get", "/api/simulations/{id}/"),
+    ("get", "/api/simulations/{id}/progress/"),
+    ("get", "/events/"),
+    ("get", "/stream/"),
+    ("get", "/replay/"),
+    ("get", "/residents/"),
+    ("get", "/residents/{resident}/"),
+    ("get", "/conversations/"),
+    ("get", "/conversations/{number}/"),
+    ("get", "/objects/"),
+    ("get", "/players/"),
+    ("post", "/players/"),
+}
+
+
+def _guest_may(method: str, path: str) -> bool:
+    return any(method == verb and path.endswith(end) for verb, end in GUEST_MAY)
+
+
+@pytest.mark.django_db
+def test_a_guest_watches_and_steps_in_and_may_do_nothing_else(
+    api: APIClient, other_api: APIClient, ville: Town
+) -> None:
+    theirs = create(other_api)
+    shared = other_api.put(
+        f"/api/simulations/{theirs['id']}/share/", {"share": "anyone"}, format="json"
+    )
+    assert shared.status_code == 200, shared.content
+    events = Event.objects.filter(simulation_id=theirs["id"]).count()
+    allowed, refused = 0, 0
+    for method, path in _operations(api):
+        if "{simulation_pk}" not in path and not path.startswith("/api/simulations/{id}"):
+            continue
+        url = _url(path, simulation=theirs["id"], town=ville.pk)
+        if path.endswith("/stream/"):
+            continue  # an endless response: tests/api/test_stream_views.py
+        if _guest_may(method, path):
+            if method == "post":  # stepping in: last, as it changes the town
+                continue
+            response = api.get(url)
+            expected = (200, 404) if "{number}" in path else (200,)
+            assert response.status_code in expected, (url, response.content)
+            allowed += 1
+            continue
+        response = getattr(api, method)(url, _body(method, path), format="json")
+        # Acting for a resident the guest does not play is a 403; the rest is not found.
+        assert response.status_code in (403, 404), (method, url, response.content)
+        refused += 1
+    assert allowed >= 10 and refused >= 30
+    assert Event.objects.filter(simulation_id=theirs["id"]).count() == events
+    joined = api.post(
+        f"/api/simulations/{theirs['id']}/players/",
+        BODIES[("post", "/players/")],
+        format="json",
+    )
+    assert joined.status_code == 201, joined.content
+    assert api.get(f"/api/simulations/{theirs['id']}/stream/", {"after": 0}).status_code != 404
