@@ -40,6 +40,7 @@ BENCHES = (
     "stand_in_cpu",
     "observability",
     "pace",
+    "play",
 )
 
 

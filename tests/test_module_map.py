@@ -20,6 +20,10 @@ _EXPERIMENT = (
 )
 EXCEPTIONS: dict[str, str] = {
     "world.admin": _ADMIN,
+    "runtime.admin": _ADMIN,
+    "api.controls.serializers": _HTTP,
+    "api.play.serializers": _HTTP,
+    "api.play.views": _HTTP,
     "llm.admin": _ADMIN,
     "memories.admin": _ADMIN,
     "agents.admin": _ADMIN,

@@ -136,11 +136,12 @@ class LocationAdmin(ModelAdmin[Location]):
 
 @admin.register(Simulation)
 class SimulationAdmin(ModelAdmin[Simulation]):
-    list_display = ["name", "owner", "base", "step", "status", "created_at"]
-    list_filter = ["status", "base"]
+    list_display = ["name", "owner", "base", "step", "status", "share", "created_at"]
+    list_filter = ["status", "base", "share"]
     search_fields = ["name"]
     list_select_related = ["owner"]
     raw_id_fields = ["owner", "parent"]
+    filter_horizontal = ["guests"]  # who may join when shared with those invited
     # The clock and run parameters are projections of the event log: change them by events.
     readonly_fields = [
         "town",

@@ -8,81 +8,22 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
 from rest_framework.test import APIClient
 
-from agents.bases.services import base_create
-from agents.services import simulation_create_from_base
 from memories.models import Memory, MemoryKind
 from runtime import engine
+from runtime.controls.players import may_control, player_join
 from runtime.models import Player
 from tests.api import error_of, fields_of
+from tests.quay import CHANDLER, FAR, MENDER, NET_LOFT, WORLD, quay_simulation
 from world.models import Agent, Event, Simulation
-from world.townbuild import town_create
-
-WORLD = "Saltgrass Quay"
-NET_LOFT = f"{WORLD}:Gull net loft:loft"
-CHANDLERY = f"{WORLD}:Pell chandlery:counter"
-# Two rooms joined by a corridor (row 4); the loft is wide, so some of it is out of sight.
-GRID: dict[str, Any] = {
-    "format": "smallville-town/1",
-    "name": "saltgrass_quay",
-    "world": WORLD,
-    "tile_size": 32,
-    "rows": [
-        "##########################",
-        "#nnnnnnnnnnnnnnnnnnnnnnnn#",
-        "#nnnnnnnnnnnnnnnnnnnnnnnn#",
-        "#nnnnnnnnnnnnnnnnnnnnnnnn#",
-        "###.######################",
-        "#cccccc###################",
-        "#cccccc###################",
-        "##########################",
-    ],
-    "legend": {
-        "#": {"wall": True},
-        ".": {},
-        "n": {"sector": "Gull net loft", "arena": "loft"},
-        "c": {"sector": "Pell chandlery", "arena": "counter"},
-    },
-}
-MENDER, CHANDLER, FAR = "Ysolde Carrack", "Bram Tiller", "Oona Fathom"
-
-
-def _resident(name: str, home: str, trade: str, tile: tuple[int, int]) -> dict[str, Any]:
-    return {
-        "name": name,
-        "innate": "patient",
-        "learned": f"{name} {trade}.",
-        "living_area": home,
-        "start": {"tile": list(tile)},
-    }
-
-
-def _quay(owner: User, cognition: str = "minimal") -> Simulation:
-    town = town_create(owner=owner, data=GRID)
-    base = base_create(
-        owner=owner,
-        data={
-            "name": "quay folk",
-            "town": town.name,
-            "start_time": "2031-04-14T09:00:00+00:00",
-            "sec_per_step": 10,
-            # The mender and the far one at the loft's two ends.
-            "residents": [
-                _resident(MENDER, NET_LOFT, "mends herring nets", (3, 2)),
-                _resident(CHANDLER, CHANDLERY, "sells rope and lamp oil", (2, 5)),
-                _resident(FAR, NET_LOFT, "tars the hulls", (23, 2)),
-            ],
-        },
-    )
-    return simulation_create_from_base(
-        owner=owner, base=base.pk, seed=11, config={"cognition": cognition}
-    )
 
 
 @pytest.fixture
 def quay(user: User) -> Simulation:
-    return _quay(user)
+    return quay_simulation(user)
 
 
 @pytest.fixture
@@ -402,7 +343,7 @@ def test_a_resident_speaks_first_to_a_person_and_leaves_the_answer_to_them(
 ) -> None:
     """On the paper's cognition a resident may start a conversation with a person: its
     opening line only (the person's words are the person's), kept by both, and it waits."""
-    quay = _quay(user, cognition="paper")
+    quay = quay_simulation(user, cognition="paper")
     api.post(
         _url(quay, f"residents/{MENDER}/whisper/"),
         {"statement": "I must invite Wren Holloway to the net-mending supper tonight"},
@@ -437,3 +378,37 @@ def test_a_resident_speaks_first_to_a_person_and_leaves_the_answer_to_them(
         format="json",
     )
     assert answer.status_code == 201, answer.content
+
+
+@pytest.mark.django_db
+def test_staff_sees_who_plays_whom_and_who_may_join_in_the_admin(
+    staff: Client, api: APIClient, other_api: APIClient, quay: Simulation
+) -> None:
+    _share(api, quay, share="invited", guests=["bob"])
+    _join(other_api, quay)
+    players = staff.get(reverse("admin:runtime_player_changelist"))
+    assert players.status_code == 200
+    assert b"Wren Holloway" in players.content and b"bob" in players.content
+    player = Player.objects.get()
+    page = staff.get(reverse("admin:runtime_player_change", args=[player.pk]))
+    assert page.status_code == 200 and b"Wren Holloway" in page.content
+    assert staff.get(reverse("admin:runtime_player_delete", args=[player.pk])).status_code == 403
+    shared = staff.get(reverse("admin:world_simulation_changelist") + "?share=invited")
+    assert shared.status_code == 200 and quay.name.encode() in shared.content
+    detail = staff.get(reverse("admin:world_simulation_change", args=[quay.pk]))
+    assert detail.status_code == 200 and b'name="guests"' in detail.content
+
+
+@pytest.mark.django_db
+def test_the_owner_may_act_for_anyone_and_a_guest_for_their_own_only(
+    user: User, other_user: User, quay: Simulation
+) -> None:
+    quay.share = "anyone"
+    quay.save()
+    newcomer = player_join(simulation=quay, user=other_user, name="Tamsin Reed", tile=(9, 2))
+    mender = Agent.objects.get(simulation=quay, name=MENDER)
+    assert may_control(user=user, simulation=quay, agent=mender)
+    assert may_control(user=user, simulation=quay, agent=newcomer)
+    assert may_control(user=other_user, simulation=quay, agent=newcomer)
+    assert not may_control(user=other_user, simulation=quay, agent=mender)
+    assert newcomer.user_controlled and newcomer.currently == ""

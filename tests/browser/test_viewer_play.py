@@ -1,0 +1,162 @@
+"""Playing in the town from the viewer, two users at once, on the production server with a
+real worker running the town at a step a second: the owner shares it and steps in, a
+guest opens it from the landing page and steps in, both see each other, the guest walks by
+key and by click and talks with a resident, who answers from a memory it holds, the owner
+sees that conversation, the replay shows it at its step, and the guest leaves."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Browser, Page, expect
+
+from runtime.controls import agent_whisper
+from runtime.engine import simulation_pause, simulation_run
+from tests.browser.conftest import ARTIFACTS
+from tests.browser.served import LiveServer
+from tests.quay import MENDER, NET_LOFT, quay_simulation
+from tests.runtime.workers import wait_for
+from world.models import Agent, Event, Simulation
+
+Login = Callable[[Page, User, str], None]
+Artifact = Callable[[Page, str], Path]
+GUEST, HOST = "Idris Vale", "Wren Holloway"
+NEWS = "the north jetty is closed for repairs until the spring tide"
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _viewer(page: Page) -> Any:
+    return page.evaluate(
+        "() => { const v = window.smallvilleViewer;"
+        " return { names: v.residents.map((r) => r.name),"
+        " present: v.residents.map((r) => r.left_step == null), step: v.lastStep }; }"
+    )
+
+
+def _sees(page: Page, name: str) -> bool:
+    seen = _viewer(page)
+    return name in seen["names"] and seen["present"][seen["names"].index(name)]
+
+
+def _step_in(page: Page, name: str, about: str) -> None:
+    page.fill("#join input[name=name]", name)
+    page.fill("#join input[name=about]", about)
+    page.select_option("#join-at", NET_LOFT)
+    page.click("#join button[type=submit]")
+    expect(page.locator("#me-name")).to_have_text(name)
+
+
+def _tile(name: str, simulation: Simulation) -> tuple[int, int]:
+    return Agent.objects.get(simulation=simulation, name=name).tile
+
+
+def test_two_people_play_in_one_town(
+    live_server: LiveServer,
+    browser: Browser,
+    user: User,
+    other_user: User,
+    login: Login,
+    artifact: Artifact,
+) -> None:
+    simulation = quay_simulation(user)
+    agent_whisper(
+        simulation=simulation,
+        agent=Agent.objects.get(simulation=simulation, name=MENDER),
+        statement=NEWS,
+    )
+    host_context = browser.new_context(viewport={"width": 1280, "height": 900})
+    guest_context = browser.new_context(viewport={"width": 1280, "height": 900})
+    host, guest = host_context.new_page(), guest_context.new_page()
+    for page in (host, guest):
+        page.set_default_timeout(20_000)
+    try:
+        login(host, user, "alice-password-1")
+        host.goto(f"{live_server.url}/simulations/{simulation.pk}/")
+        host.wait_for_selector("#viewer[data-ready=true]")
+        # The owner shares it with bob in the Play panel.
+        host.click("details.share summary")
+        host.select_option("#share-mode", "invited")
+        host.fill("#share-guests", other_user.get_username())
+        host.click("#share-form button[type=submit]")
+        expect(host.locator("#share-error")).to_have_text("saved")
+
+        with live_server.worker():
+            simulation_run(simulation=simulation, steps=240, pace=simulation.sec_per_step)
+            _step_in(host, HOST, "the harbour master's clerk")
+
+            login(guest, other_user, "bob-password-1")
+            guest.click(f".shared-list a[href='/simulations/{simulation.pk}/']")
+            guest.wait_for_selector("#viewer[data-ready=true]")
+            # A guest has no run controls, fork, spend or evaluations.
+            assert not guest.locator("#run").is_visible()
+            assert not guest.locator("#fork").is_visible()
+            assert not guest.locator("#spend").is_visible()
+            _step_in(guest, GUEST, "a ferry pilot passing through")
+
+            # Each sees the other in the town.
+            wait_for(lambda: _sees(host, GUEST) and _sees(guest, HOST), 30, "each other")
+
+            # The guest walks one tile east by key, then to a clicked tile.
+            start = _tile(GUEST, simulation)
+            guest.focus("#map-wrap")
+            guest.keyboard.press("d")
+            wait_for(lambda: _tile(GUEST, simulation) == (start[0] + 1, start[1]), 30, "a step")
+            tile = guest.evaluate("() => window.smallvilleViewer.town.tile")
+            box = guest.locator("#map").bounding_box()
+            assert box is not None
+            guest.mouse.click(box["x"] + 8.5 * tile, box["y"] + 3.5 * tile)
+            wait_for(lambda: _tile(GUEST, simulation) == (8, 3), 30, "the clicked tile")
+
+            # The mender is in sight; the guest asks about what only the mender holds.
+            expect(guest.locator(f"#near li[data-name='{MENDER}']")).to_be_visible()
+            guest.select_option("#say-to", MENDER)
+            guest.fill("#say-text", "Is the north jetty open today?")
+            guest.click("#say button[type=submit]")
+            answer = guest.locator(f"#chat .line[data-speaker='{MENDER}']").first
+            expect(answer).to_contain_text("jetty")
+            answered_ms = int(guest.locator("#chat").get_attribute("data-answered-ms") or -1)
+            artifact(guest, "viewer-play-guest")
+
+            # The owner sees the conversation come in on the live log.
+            expect(host.locator("#talks")).to_contain_text(GUEST, timeout=30_000)
+            artifact(host, "viewer-play-owner")
+            simulation_pause(simulation=simulation)
+            wait_for(
+                lambda: Simulation.objects.get(pk=simulation.pk).status != "running", 60, "pause"
+            )
+
+        held = Event.objects.get(simulation=simulation, kind="conversation.held", agent=GUEST)
+        lines = held.payload["lines"]
+        assert [line["speaker"] for line in lines] == [GUEST, MENDER]
+
+        # In replay the conversation is listed at its step and not at the one before.
+        host.goto(f"{live_server.url}/simulations/{simulation.pk}/")
+        host.wait_for_selector("#viewer[data-ready=true]")
+        for step, shown in ((held.step, True), (held.step - 1, False)):
+            host.evaluate(f"() => window.smallvilleViewer.scrub({step})")
+            talks = expect(host.locator("#talks"))
+            if shown:
+                talks.to_contain_text(GUEST)
+            else:
+                talks.not_to_contain_text(GUEST)
+
+        # The guest leaves: gone from the town, in the replay up to the step it left.
+        guest.click("#leave")
+        expect(guest.locator("#play-out")).to_be_visible()
+        left = Agent.objects.get(simulation=simulation, name=GUEST).left_step
+        assert left is not None and left >= held.step
+        host.goto(f"{live_server.url}/simulations/{simulation.pk}/")
+        host.wait_for_selector("#viewer[data-ready=true]")
+        assert not _sees(host, GUEST)
+        (ARTIFACTS / "viewer-play.json").write_text(
+            json.dumps({"answered_ms": answered_ms, "conversation_step": held.step})
+        )
+    finally:
+        host_context.close()
+        guest_context.close()
