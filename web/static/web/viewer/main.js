@@ -83,6 +83,8 @@ class Viewer {
     this.showSimulation(simulation);
     this.person = new Play(this, API, map);
     this.person.listResidents(this.residents, this.lastStep);
+    // A guest reads no spend: the offline note then says what the server runs on.
+    $("offline-note").hidden = OWNER || root.dataset.serverBackend !== "offline";
     if (OWNER) {
       this.spend();
       this.estimate();

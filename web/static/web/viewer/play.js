@@ -69,6 +69,7 @@ export class Play {
     try {
       const resident = await postJSON(`${this.api}/players/`, body);
       this.viewer.newcomer = true; // read the residents again: a newcomer is new to them
+      this.at = resident.tile;
       this.enter(resident.name);
     } catch (error) {
       this.error(error.message);
@@ -102,11 +103,12 @@ export class Play {
     $("play-in").hidden = true;
   }
 
-  // My tile as drawn now (the live state), [x, y].
+  // My tile as drawn now (the live state), [x, y]; where I arrived until the page has
+  // read me in.
   tile() {
     const i = this.viewer.index.get(this.me);
     const tiles = this.viewer.live.tiles;
-    return i === undefined ? [0, 0] : [tiles[2 * i], tiles[2 * i + 1]];
+    return i === undefined ? this.at || [0, 0] : [tiles[2 * i], tiles[2 * i + 1]];
   }
 
   // A click on the map: on a resident, talk to it; elsewhere, walk to that tile.
