@@ -10,7 +10,8 @@ Play panel where most residents stand, and says `--lines` lines, each to someone
 Say to the answer shown in the chat, as the page measures it (`performance.now()`), and
 as Playwright sees it from the click. It prints their median, 95th percentile and largest,
 and how much of the pace the run held meanwhile. The offline backend's answers show the
-mechanics' latency, not a model's.
+mechanics' latency, not a model's. From this process's CPU (it serves the app to the one
+person) it estimates how many people two cores could serve at that pace.
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     with private_worker(env={}, concurrency=2) as worker, viewer_page(owner) as (page, url):
         group = os.getpgid(worker.pid)
         cpu = group_cpu_seconds(group)
+        web = time.process_time()  # this process: the served app and the page's driver
         simulation_run(simulation=simulation, steps=steps, pace=args.pace)
         open_viewer(page, url, simulation.pk)
         page.fill("#join input[name=name]", me)
@@ -156,6 +158,7 @@ def main(argv: list[str] | None = None) -> None:
         reached = simulation.step
         simulation_pause(simulation=Simulation.objects.get(pk=simulation.pk))
         cpu = group_cpu_seconds(group) - cpu
+        web = time.process_time() - web
     in_page = [a for a, _ in answers]
     seen = [b for _, b in answers]
     due = math.floor(elapsed * args.pace / simulation.sec_per_step) + 1
@@ -189,6 +192,13 @@ def main(argv: list[str] | None = None) -> None:
                 "steps_due": due,
                 "held": round(reached / due, 4),
                 "worker_cpu_seconds": round(cpu, 1),
+                "web_cpu_seconds": round(web, 1),
+                # People 2 cores could serve at this pace beside the town's worker, were
+                # this process's CPU (the app serving one person, and the driver) all a
+                # person costs: an estimate, the database's CPU left out.
+                "people_at_this_pace_estimate": int(
+                    max(0.0, 2 - cpu / max(1e-9, elapsed)) / max(1e-9, web / max(1e-9, elapsed))
+                ),
                 "start": simulation.start_time.isoformat(),
             },
             indent=2,
