@@ -135,7 +135,12 @@ def test_two_people_play_in_one_town(
                 "each other",
             )
 
-            # The guest walks one tile east by key, then to a clicked tile.
+            # Both walk: the owner a tile south by key; the guest a tile east by key, then
+            # to a clicked tile.
+            hosted = _tile(HOST, simulation)
+            host.focus("#map-wrap")
+            host.keyboard.press("s")
+            wait_for(lambda: _tile(HOST, simulation) == (hosted[0], hosted[1] + 1), 30, "a step")
             start = _tile(GUEST, simulation)
             guest.focus("#map-wrap")
             guest.keyboard.press("d")
@@ -157,6 +162,12 @@ def test_two_people_play_in_one_town(
             # The owner sees the conversation come in on the live log.
             expect(host.locator("#talks")).to_contain_text(GUEST, timeout=30_000)
             artifact(host, "viewer-play-owner")
+            # The guest's chat has the exchange once, though the log brought it again.
+            said_at = Event.objects.get(
+                simulation=simulation, kind="conversation.held", agent=GUEST
+            ).step
+            guest.wait_for_function(f"window.smallvilleViewer.lastStep > {said_at}")
+            assert guest.locator("#chat .line").count() == 2
             simulation_pause(simulation=simulation)
             wait_for(
                 lambda: Simulation.objects.get(pk=simulation.pk).status != "running", 60, "pause"

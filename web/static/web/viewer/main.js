@@ -200,10 +200,24 @@ class Viewer {
     const status = simulation.status_reason ? `${simulation.status}: ${simulation.status_reason}` : simulation.status;
     $("status").textContent = status;
     $("pace").textContent = simulation.pace ? `at ${simulation.pace}× real time` : "";
+    if (simulation.pace !== this.paceShown) this.showPace(simulation);
     root.dataset.status = simulation.status;
     $("run").disabled = simulation.status === "running";
     $("pause").disabled = simulation.status !== "running";
     $("resume").disabled = !["paused", "failed", "budget_exhausted"].includes(simulation.status);
+  }
+
+  // The pace select shows the simulation's pace when one of its choices is it (once per
+  // change of the pace, so a choice being made is not undone by the next poll).
+  showPace(simulation) {
+    this.paceShown = simulation.pace;
+    const pace = simulation.pace;
+    const option = [...$("run-pace").options].find((o) => {
+      if (o.value === "") return pace === null;
+      if (o.value === "real") return pace === 1;
+      return pace !== null && Math.abs(Number(o.value) * simulation.sec_per_step - pace) < 1e-9;
+    });
+    if (option) $("run-pace").value = option.value;
   }
 
   // The ledger's summary: the spend panel and the offline note (spend.js).

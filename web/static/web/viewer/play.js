@@ -181,7 +181,8 @@ export class Play {
   }
 
   showTalk(lines) {
-    const key = JSON.stringify(lines);
+    // The same exchange comes twice, from Say's answer and from the live log.
+    const key = lines.map((line) => `${line.speaker}\u0000${line.text}`).join("\u0001");
     if (!lines.length || this.heard.has(key)) return;
     this.heard.add(key);
     const chat = $("chat");
