@@ -7,6 +7,7 @@
 import { el, getJSON, itemsOf, postJSON, sendJSON } from "./api.js";
 
 const SIGHT_MS = 1500; // who is near, read again this often while playing
+const PLAYERS_MS = 5000; // who plays whom, read again this often while its list is open
 const MOVES = { w: [0, -1], a: [-1, 0], s: [0, 1], d: [1, 0] };
 
 const $ = (id) => document.getElementById(id);
@@ -24,11 +25,19 @@ export class Play {
   }
 
   async start() {
-    const players = await getJSON(`${this.api}/players/`).catch(() => []);
-    const mine = itemsOf(players).find((p) => p.you);
-    this.showPlayers(itemsOf(players));
+    const players = await this.readPlayers();
+    const mine = players.find((p) => p.you);
     if (mine) this.enter(mine.resident);
     if ($("share-form")) this.readShare();
+    setInterval(() => {
+      if ($("players").closest("details").open) this.readPlayers();
+    }, PLAYERS_MS);
+  }
+
+  async readPlayers() {
+    const players = itemsOf(await getJSON(`${this.api}/players/`).catch(() => []));
+    this.showPlayers(players);
+    return players;
   }
 
   wire() {
