@@ -95,8 +95,9 @@ class PlayersView(APIView):
         description="As a newcomer (`name`, `about` as residents will know them, and "
         "`address` or `tile`), which the owner or a guest may do, or by taking over a "
         "resident (`resident`), which only the owner may (403 for a guest; 409 if someone "
-        "else plays it). The resident is user-controlled: it moves and speaks through `go` "
-        "and `say`, by the requester only.",
+        "else plays it). A guest plays one resident at a time (409 for a second). The "
+        "resident is user-controlled: it moves and speaks through `go` and `say`, by the "
+        "requester only.",
         parameters=[SIMULATION_ID],
         request=JoinSerializer,
         examples=request_example(

@@ -52,7 +52,14 @@ def player_join(
     tile: tuple[int, int] | None = None,
 ) -> Agent:
     """`user` steps in as a newcomer called `name` who `about` describes (a line about
-    themselves), at a place or a tile (see `newcomer_create`), and plays it."""
+    themselves), at a place or a tile (see `newcomer_create`), and plays it. A guest plays
+    one resident at a time (ControlConflict for a second); the owner any number."""
+    if simulation.owner_id != user.pk:
+        playing = Player.objects.filter(simulation=simulation, user=user).first()
+        if playing is not None:
+            raise ControlConflict(
+                f"you play {playing.agent.name} in this town already: leave first"
+            )
     with transaction.atomic():
         agent = newcomer_create(
             simulation=simulation,

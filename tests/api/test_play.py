@@ -94,6 +94,11 @@ def test_an_invited_guest_watches_and_steps_in_and_nobody_else_does(
     ]
     assert api.get(_url(quay, "players/")).json()[0]["you"] is False
     assert _join(third_api, quay, name="Idris Vale").status_code == 404
+    # A guest plays one person at a time; the owner may bring in several.
+    again = _join(other_api, quay, name="Sable Wick", tile=[7, 2])
+    assert again.status_code == 409 and "Wren Holloway" in error_of(again)["detail"]
+    for name, tile in (("Idris Vale", [8, 2]), ("Sable Wick", [9, 2])):
+        assert _join(api, quay, name=name, tile=tile).status_code == 201
 
 
 @pytest.mark.django_db
