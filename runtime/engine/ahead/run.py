@@ -6,27 +6,27 @@ from __future__ import annotations
 import logging
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
-from agents.cognition import StepContext, cognition_for
+from agents.cognition import cognition_for
 from kernel.pools import pool_for_run
 from llm.backends import backend_is_remote
 from memories.services import memories_embed
 from runtime.dispatch import broker
+from runtime.engine.ahead.deciding import GroupWork, groups_decide
 from runtime.engine.ahead.reflecting import Reflections
-from runtime.engine.ahead.schedule import Resident, groups_ready, reach_of
+from runtime.engine.ahead.schedule import groups_ready, reach_of
 from runtime.engine.ahead.spread import Spreading, group_token
 from runtime.engine.ahead.staging import Committed, Decided, groups_commit
-from runtime.engine.ahead.state import CommittedState, KeptReads, residents_load, residents_vision
-from runtime.engine.decide import Decision, decide_one, simulation_fail
+from runtime.engine.ahead.state import CommittedState, residents_load, residents_vision
+from runtime.engine.decide import Decision, simulation_fail
 from runtime.engine.failures import TRANSIENT
 from runtime.pace import PaceKeeper
 from runtime.reflections import reflection_quiet
 from runtime.scenarios import scenarios_apply, scenarios_next_step
-from world.models import Agent, Simulation, SimulationStatus
+from world.models import Simulation, SimulationStatus
 from world.selectors import town_cached
 
 log = logging.getLogger(__name__)
@@ -38,17 +38,6 @@ STATUS_SECONDS = 0.25  # a pause or a stop is seen within this, when nothing com
 
 
 # --- the run --------------------------------------------------------------------------
-
-
-@dataclass
-class GroupWork:
-    step: int
-    residents: list[Resident]
-    decisions: dict[str, Future[Decision]] = field(default_factory=dict)
-    agents: dict[str, Agent] = field(default_factory=dict)  # as they were decided from
-    not_before: float = 0.0  # a retry waits until then
-    token: str = ""  # sent to the workers under this name (spread.py)
-    stored: bool = False  # its decisions came from a worker's row (embedded there)
 
 
 class AheadRun:
@@ -180,36 +169,14 @@ class AheadRun:
             self.spreading.send(work.token, work.step, [r.name for r in work.residents])
 
     def _decide_here(self, works: list[GroupWork]) -> None:
-        if not works:
-            return
-        agents = {name: a for work in works for name, a in work.agents.items()}
-        # What every group reads of the town and of its residents' commitments and
-        # ratings (what one group can see, no other changes before its step: the rule).
-        nows = {r.name: self.simulation.sim_time_at(w.step) for w in works for r in w.residents}
-        commitments = self.state.commitments(agents, nows)
-        reads = KeptReads(
-            self.state.setters(),
-            commitments,
-            self.state.unrated(agents),
-            self.state.cited(agents, commitments),
+        groups_decide(
+            works,
+            simulation=self.simulation,
+            town=self.town,
+            state=self.state,
+            cognition=self.cognition,
+            pool=None if self.inline else self.pool,
         )
-        for work in works:
-            context = StepContext(
-                simulation=self.simulation,
-                town=self.town,
-                step=work.step,
-                agents=work.agents,
-                reads=reads,
-            )
-            for r in work.residents:
-                if self.inline:
-                    done: Future[Decision] = Future()
-                    done.set_result(decide_one(self.cognition, context, r.name))
-                    work.decisions[r.name] = done
-                else:
-                    work.decisions[r.name] = self.pool.submit(
-                        decide_one, self.cognition, context, r.name
-                    )
 
     def _gather(self) -> None:
         """The groups sent to the workers: take the decisions stored, and decide here
