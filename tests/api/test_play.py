@@ -417,3 +417,22 @@ def test_the_owner_may_act_for_anyone_and_a_guest_for_their_own_only(
     assert may_control(user=other_user, simulation=quay, agent=newcomer)
     assert not may_control(user=other_user, simulation=quay, agent=mender)
     assert newcomer.user_controlled and newcomer.currently == ""
+
+
+@pytest.mark.django_db(transaction=True)  # a delete's transaction is durable
+def test_a_fork_keeps_the_people_as_residents_and_a_delete_takes_the_players_along(
+    api: APIClient, other_api: APIClient, quay: Simulation
+) -> None:
+    _share(api, quay, share="anyone")
+    assert _join(other_api, quay).status_code == 201
+    fork = api.post(_url(quay, "fork/"), {"name": "the quay again"}, format="json")
+    assert fork.status_code == 201, fork.content
+    forked = Simulation.objects.get(pk=fork.json()["id"])
+    # The fork is its owner's alone: the guest's newcomer is there, the owner's to play.
+    assert forked.share == "off" and not Player.objects.filter(simulation=forked).exists()
+    assert other_api.get(_url(forked)).status_code == 404
+    walked = api.post(_url(forked, "residents/Wren Holloway/go/"), {"tile": [6, 2]}, format="json")
+    assert walked.status_code == 200, walked.content
+    assert api.delete(_url(quay)).status_code == 204
+    assert not Player.objects.exists()
+    assert not Simulation.objects.filter(pk=quay.pk).exists()
