@@ -172,8 +172,9 @@ class SayView(APIView):
         description="The speaker must be user-controlled (409 otherwise) and the "
         "requester's to play (403 otherwise); the listener "
         "must be in the same arena within the speaker's vision radius (400 otherwise). The "
-        "listener answers with one line, and both remember the exchange. Throttled (scope "
-        "`say`).",
+        "listener answers with one line (a person, a user-controlled resident, does not: "
+        "they answer with their own `say`), and both remember the exchange. Throttled "
+        "(scope `say`).",
         parameters=RESIDENT_PATH,
         request=SayRequestSerializer,
         examples=request_example(

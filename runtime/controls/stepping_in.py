@@ -302,8 +302,9 @@ def agent_say(
     *, simulation: Simulation, speaker: Agent, listener: Agent, text: str
 ) -> Conversation:
     """A user-controlled agent says `text` to a resident in sight (within its vision
-    radius, in the same arena); the resident answers with one line, and both remember
-    the exchange as a conversation. Raises ControlConflict or ControlRefused."""
+    radius, in the same arena); the resident answers with one line (a person, another
+    user-controlled one, answers with its own `say`), and both remember the exchange as a
+    conversation. Raises ControlConflict or ControlRefused."""
     _user_controlled(speaker)
     if speaker.pk == listener.pk:
         raise ControlRefused(f"{speaker.name} cannot talk to itself")
@@ -321,9 +322,15 @@ def agent_say(
     if is_sleeping(listener.action):
         raise ControlConflict(f"{listener.name} is asleep")
     lines = [{"speaker": speaker.name, "text": text}]
-    reply, touches = reply_line(context=context, speaker=listener, listener=speaker, lines=lines)
-    lines.append({"speaker": listener.name, "text": reply})
-    record = f'{speaker.name} said to {listener.name}: "{text}" {listener.name} said: "{reply}"'
+    record = f'{speaker.name} said to {listener.name}: "{text}"'
+    touches: list[EventDraft] = []
+    # A person's words are theirs to type: one spoken to answers with its own `say`.
+    if not listener.user_controlled:
+        reply, touches = reply_line(
+            context=context, speaker=listener, listener=speaker, lines=lines
+        )
+        lines.append({"speaker": listener.name, "text": reply})
+        record += f' {listener.name} said: "{reply}"'
     memories = [
         MemoryDraft(
             agent=me.name,

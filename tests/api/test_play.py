@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from llm.models import ModelCall
 from memories.models import Memory, MemoryKind
 from runtime import engine
 from runtime.controls.players import may_control, player_join
@@ -436,3 +437,39 @@ def test_a_fork_keeps_the_people_as_residents_and_a_delete_takes_the_players_alo
     assert api.delete(_url(quay)).status_code == 204
     assert not Player.objects.exists()
     assert not Simulation.objects.filter(pk=quay.pk).exists()
+
+
+@pytest.mark.django_db
+def test_two_people_talk_each_in_their_own_words(
+    api: APIClient, other_api: APIClient, quay: Simulation
+) -> None:
+    """A person spoken to is not answered for: the line is the speaker's only, both keep
+    it, and the other answers with their own `say`."""
+    _share(api, quay, share="anyone")
+    _join(other_api, quay, tile=[6, 2])
+    _join(api, quay, name="Idris Vale", tile=[8, 2])
+    lines_before = ModelCall.objects.filter(simulation=quay, task="converse_line").count()
+    said = other_api.post(
+        _url(quay, "residents/Wren Holloway/say/"),
+        {"to": "Idris Vale", "text": "Have you crossed on the evening ferry before?"},
+        format="json",
+    )
+    assert said.status_code == 201, said.content
+    assert [line["speaker"] for line in said.json()["lines"]] == ["Wren Holloway"]
+    answered = api.post(
+        _url(quay, "residents/Idris Vale/say/"),
+        {"to": "Wren Holloway", "text": "Twice; the swell past the breakwater is rough."},
+        format="json",
+    )
+    assert [line["text"] for line in answered.json()["lines"]] == [
+        "Twice; the swell past the breakwater is rough."
+    ]
+    for who in ("Wren Holloway", "Idris Vale"):
+        kept = Memory.objects.filter(agent__name=who, kind=MemoryKind.CONVERSATION)
+        assert {m.description for m in kept} >= {
+            'Wren Holloway said to Idris Vale: "Have you crossed on the evening ferry before?"',
+            'Idris Vale said to Wren Holloway: "Twice; the swell past the breakwater is rough."',
+        }
+    # No line was asked of a model for either person.
+    lines_asked = ModelCall.objects.filter(simulation=quay, task="converse_line").count()
+    assert lines_asked == lines_before
