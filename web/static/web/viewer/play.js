@@ -126,6 +126,11 @@ export class Play {
     if (resident >= 0) {
       const name = this.viewer.residents[resident].name;
       if (name === this.me) return false;
+      if (![...$("say-to").options].some((o) => o.value === name)) {
+        this.error(`${name} is not in sight: walk closer (same room, a few tiles)`);
+        return true;
+      }
+      this.error("");
       $("say-to").value = name;
       $("say-text").focus();
       return true;
