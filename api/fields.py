@@ -177,3 +177,20 @@ class StrictBooleanField(serializers.BooleanField):
 def text_field(max_length: int, help_text: str, **kwargs: Any) -> StrictCharField:
     """A required text of at least one character."""
     return StrictCharField(min_length=1, max_length=max_length, help_text=help_text, **kwargs)
+
+
+def tile_field(help_text: str) -> serializers.ListField:
+    """An optional tile of a town, [x, y] (walkable or not is the service's to say)."""
+    return serializers.ListField(
+        child=StrictIntegerField(min_value=0, max_value=10_000),
+        min_length=2,
+        max_length=2,
+        required=False,
+        help_text=help_text,
+    )
+
+
+def address_or_tile(attrs: dict[str, Any]) -> None:
+    """A 400 unless exactly one of `address` and `tile` is given: where to be or go."""
+    if ("address" in attrs) == ("tile" in attrs):
+        raise serializers.ValidationError("give exactly one of address and tile")

@@ -12,8 +12,9 @@ from ..fields import (
     StrictBooleanField,
     StrictCharField,
     StrictFieldsMixin,
-    StrictIntegerField,
+    address_or_tile,
     text_field,
+    tile_field,
 )
 
 # --- changing the world --------------------------------------------------------------------
@@ -56,13 +57,7 @@ class GoRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
         required=False,
         help_text="a place of the town: sector, arena or object address",
     )
-    tile = serializers.ListField(
-        child=StrictIntegerField(min_value=0, max_value=10_000),
-        min_length=2,
-        max_length=2,
-        required=False,
-        help_text="a walkable tile [x, y]",
-    )
+    tile = tile_field("a walkable tile [x, y]")
     action = StrictCharField(
         required=False,
         allow_blank=True,
@@ -73,8 +68,7 @@ class GoRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         attrs = super().validate(attrs)
-        if ("address" in attrs) == ("tile" in attrs):
-            raise serializers.ValidationError("give exactly one of address and tile")
+        address_or_tile(attrs)
         return attrs
 
 

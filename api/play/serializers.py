@@ -11,7 +11,13 @@ from runtime.controls import NAME_PATTERN
 from runtime.models import Player
 from world.models import Share
 
-from ..fields import StrictCharField, StrictFieldsMixin, StrictIntegerField, UniqueListField
+from ..fields import (
+    StrictCharField,
+    StrictFieldsMixin,
+    UniqueListField,
+    address_or_tile,
+    tile_field,
+)
 
 
 class ShareSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
@@ -68,13 +74,7 @@ class JoinSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
     address = StrictCharField(
         min_length=1, max_length=600, required=False, help_text="where they arrive: a place"
     )
-    tile = serializers.ListField(
-        child=StrictIntegerField(min_value=0, max_value=10_000),
-        min_length=2,
-        max_length=2,
-        required=False,
-        help_text="where they arrive: a walkable tile [x, y]",
-    )
+    tile = tile_field("where they arrive: a walkable tile [x, y]")
     resident = StrictCharField(
         max_length=200, required=False, help_text="a resident to take over (its name or id)"
     )
@@ -88,8 +88,7 @@ class JoinSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
             return attrs
         if "name" not in attrs:
             raise serializers.ValidationError({"name": ["a newcomer needs a name"]})
-        if ("address" in attrs) == ("tile" in attrs):
-            raise serializers.ValidationError("give exactly one of address and tile")
+        address_or_tile(attrs)
         return attrs
 
 

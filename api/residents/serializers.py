@@ -19,7 +19,9 @@ from ..fields import (
     StrictFieldsMixin,
     StrictIntegerField,
     UniqueListField,
+    address_or_tile,
     text_field,
+    tile_field,
 )
 from ..schema import TILE
 
@@ -144,13 +146,7 @@ class NewcomerSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
         required=False,
         help_text="where it starts: a place of the town",
     )
-    tile = serializers.ListField(
-        child=StrictIntegerField(min_value=0, max_value=10_000),
-        min_length=2,
-        max_length=2,
-        required=False,
-        help_text="where it starts: a walkable tile [x, y]",
-    )
+    tile = tile_field("where it starts: a walkable tile [x, y]")
     user_controlled = StrictBooleanField(
         required=False,
         default=True,
@@ -172,6 +168,5 @@ class NewcomerSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         attrs = super().validate(attrs)
-        if ("address" in attrs) == ("tile" in attrs):
-            raise serializers.ValidationError("give exactly one of address and tile")
+        address_or_tile(attrs)
         return attrs
