@@ -272,11 +272,10 @@ def api_error(
     value_errors: bool = False,
 ) -> exceptions.APIException | None:
     """The API's error for a domain error, or None for one that is not the caller's (a 500).
-
     An address problem is reported under `field`; an unknown address under the field
-    `fields` names for it (else `field`), with the closest known ones in
-    `suggestions`. With `value_errors`, any other ValueError (a service's check of a
-    value the caller gave) is a 400 under `field`."""
+    `fields` names for it (else `field`), with the closest known ones in `suggestions`.
+    With `value_errors`, any other ValueError (a service's check of a value the caller
+    gave) is a 400 under `field`."""
     message = str(exc)
     match exc:
         case UnknownAddress():
