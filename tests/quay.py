@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
+from rest_framework.test import APIClient
 
 from agents.bases.services import base_create
 from agents.services import simulation_create_from_base
@@ -71,3 +72,19 @@ def quay_simulation(owner: User, cognition: str = "minimal") -> Simulation:
     return simulation_create_from_base(
         owner=owner, base=base.pk, seed=11, config={"cognition": cognition}
     )
+
+
+def play_url(simulation: Simulation, rest: str = "") -> str:
+    return f"/api/simulations/{simulation.pk}/{rest}"
+
+
+def share(api: APIClient, simulation: Simulation, **body: Any) -> Any:
+    """The owner's `PUT share/`."""
+    return api.put(play_url(simulation, "share/"), body, format="json")
+
+
+def join(api: APIClient, simulation: Simulation, **body: Any) -> Any:
+    """`POST players/` as a newcomer, by default a ferry pilot on the loft."""
+    body = {"name": "Wren Holloway", "about": "a ferry pilot passing through", **body}
+    body.setdefault("tile", [5, 2])
+    return api.post(play_url(simulation, "players/"), body, format="json")

@@ -1,6 +1,7 @@
-"""Playing in the town over HTTP: the owner shares a simulation, a guest watches it and
-steps in as a newcomer, walks by tile, sees who is near, talks, and leaves; what each
-login may and may not do. A made-up harbour town of its own, so nothing here is the Ville's."""
+"""Playing in the town over HTTP: a guest or the owner steps in, acts only for their own,
+walks to a tile, sees who is near, talks (residents answer from memory; people in their own
+words; a resident may speak first), and leaves; forks and deletes. The made-up harbour town
+of tests/quay.py, so nothing here is the Ville's (sharing: test_play_sharing.py)."""
 
 from __future__ import annotations
 
@@ -8,168 +9,30 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
-from django.urls import reverse
 from rest_framework.test import APIClient
 
 from llm.models import ModelCall
 from memories.models import Memory, MemoryKind
 from runtime import engine
-from runtime.controls.players import may_control, player_join
 from runtime.models import Player
 from tests.api import error_of, fields_of
-from tests.quay import CHANDLER, FAR, MENDER, NET_LOFT, WORLD, quay_simulation
+from tests.quay import (
+    CHANDLER,
+    FAR,
+    MENDER,
+    NET_LOFT,
+    WORLD,
+    join,
+    play_url,
+    quay_simulation,
+    share,
+)
 from world.models import Agent, Event, Simulation
 
 
 @pytest.fixture
 def quay(user: User) -> Simulation:
     return quay_simulation(user)
-
-
-@pytest.fixture
-def third_api(db: None) -> APIClient:
-    carol = User.objects.create_user(username="carol", password="carol-password-1")
-    client = APIClient()
-    client.force_authenticate(carol)
-    return client
-
-
-def _url(simulation: Simulation, rest: str = "") -> str:
-    return f"/api/simulations/{simulation.pk}/{rest}"
-
-
-def _share(api: APIClient, simulation: Simulation, **body: Any) -> Any:
-    return api.put(_url(simulation, "share/"), body, format="json")
-
-
-def _join(api: APIClient, simulation: Simulation, **body: Any) -> Any:
-    body = {"name": "Wren Holloway", "about": "a ferry pilot passing through", **body}
-    body.setdefault("tile", [5, 2])
-    return api.post(_url(simulation, "players/"), body, format="json")
-
-
-# --- who may watch and join ------------------------------------------------------------------
-
-
-WATCHED = ["", "events/", "residents/", "conversations/", "players/", "objects/", "replay/"]
-
-
-@pytest.mark.django_db
-def test_a_simulation_is_not_shared_until_its_owner_says_so(
-    api: APIClient, other_api: APIClient, quay: Simulation
-) -> None:
-    assert api.get(_url(quay, "share/")).json() == {"share": "off", "guests": []}
-    for rest in WATCHED:
-        assert other_api.get(_url(quay, rest)).status_code == 404, rest
-    response = _join(other_api, quay)
-    assert response.status_code == 404
-    assert not Player.objects.exists()
-
-
-@pytest.mark.django_db
-def test_an_invited_guest_watches_and_steps_in_and_nobody_else_does(
-    api: APIClient, other_api: APIClient, third_api: APIClient, quay: Simulation
-) -> None:
-    shared = _share(api, quay, share="invited", guests=["bob"])
-    assert shared.status_code == 200, shared.content
-    assert shared.json() == {"share": "invited", "guests": ["bob"]}
-    for rest in WATCHED:
-        assert other_api.get(_url(quay, rest)).status_code == 200, rest
-        assert third_api.get(_url(quay, rest)).status_code == 404, rest
-    detail = other_api.get(_url(quay)).json()
-    assert detail["role"] == "guest" and detail["share"] == "invited"
-    assert api.get(_url(quay)).json()["role"] == "owner"
-    town = other_api.get(f"/api/towns/{quay.town_id}/map/")
-    assert town.status_code == 200 and town.json()["world_name"] == WORLD
-    assert third_api.get(f"/api/towns/{quay.town_id}/map/").status_code == 404
-    # The guest's list is their own simulations only; the shared one is not in it.
-    assert other_api.get("/api/simulations/").json()["results"] == []
-
-    joined = _join(other_api, quay)
-    assert joined.status_code == 201, joined.content
-    assert joined.json()["user_controlled"] is True and joined.json()["tile"] == [5, 2]
-    players = other_api.get(_url(quay, "players/")).json()
-    assert [(p["user"], p["resident"], p["newcomer"], p["you"]) for p in players] == [
-        ("bob", "Wren Holloway", True, True)
-    ]
-    assert api.get(_url(quay, "players/")).json()[0]["you"] is False
-    assert _join(third_api, quay, name="Idris Vale").status_code == 404
-    # A guest plays one person at a time; the owner may bring in several.
-    again = _join(other_api, quay, name="Sable Wick", tile=[7, 2])
-    assert again.status_code == 409 and "Wren Holloway" in error_of(again)["detail"]
-    for name, tile in (("Idris Vale", [8, 2]), ("Sable Wick", [9, 2])):
-        assert _join(api, quay, name=name, tile=tile).status_code == 201
-
-
-@pytest.mark.django_db
-def test_sharing_with_anyone_lets_every_logged_in_user_join(
-    api: APIClient, other_api: APIClient, third_api: APIClient, quay: Simulation
-) -> None:
-    assert _share(api, quay, share="anyone").status_code == 200
-    assert _join(other_api, quay).status_code == 201
-    assert _join(third_api, quay, name="Idris Vale", tile=[7, 3]).status_code == 201
-    assert APIClient().get(_url(quay)).status_code in (401, 403)
-    # Off again: they can no longer watch; those in the town stay until they leave.
-    assert _share(api, quay, share="off").status_code == 200
-    assert other_api.get(_url(quay, "events/")).status_code == 404
-    assert Player.objects.filter(simulation=quay).count() == 2
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
-        ({"share": "everyone"}, "share"),
-        ({"share": "invited", "guests": ["nobody-by-this-name"]}, "guests"),
-        ({"share": "invited", "guests": ["alice"]}, "guests"),
-        ({"share": "invited", "guests": "bob"}, "guests"),
-        ({"share": "invited", "guests": ["bob", "bob"]}, "guests"),
-        ({"share": True}, "share"),
-        ({"share": "off", "colour": "teal"}, "colour"),
-    ],
-)
-def test_a_bad_share_is_a_400_naming_the_field_and_changes_nothing(
-    api: APIClient, other_user: User, quay: Simulation, body: dict[str, Any], field: str
-) -> None:
-    response = _share(api, quay, **body)
-    assert response.status_code == 400, response.content
-    error_of(response)
-    assert field in fields_of(response), fields_of(response)
-    quay.refresh_from_db()
-    assert quay.share == "off" and not quay.guests.exists()
-
-
-@pytest.mark.django_db
-def test_a_guest_cannot_share_run_or_change_the_town(
-    api: APIClient, other_api: APIClient, quay: Simulation
-) -> None:
-    _share(api, quay, share="anyone")
-    events = Event.objects.filter(simulation=quay).count()
-    mender = f"residents/{MENDER}/"
-    refused = [
-        other_api.put(_url(quay, "share/"), {"share": "off"}, format="json"),
-        other_api.post(_url(quay, "run/"), {"steps": 3}, format="json"),
-        other_api.post(_url(quay, "pause/"), {}, format="json"),
-        other_api.post(_url(quay, "fork/"), {"name": "mine now"}, format="json"),
-        other_api.delete(_url(quay)),
-        other_api.delete(_url(quay, mender)),
-        other_api.post(_url(quay, f"{mender}control/"), {"user_controlled": True}, format="json"),
-        other_api.post(_url(quay, f"{mender}whisper/"), {"statement": "x"}, format="json"),
-        other_api.post(_url(quay, f"{mender}interview/"), {"question": "who?"}, format="json"),
-        other_api.post(
-            _url(quay, "residents/"), {"name": "Sly Cove", "tile": [4, 2]}, format="json"
-        ),
-        other_api.put(
-            _url(quay, "objects/"), {"address": NET_LOFT, "state": "burning"}, format="json"
-        ),
-        other_api.get(_url(quay, f"{mender}memories/")),
-        other_api.get(_url(quay, "model-calls/")),
-    ]
-    assert [r.status_code for r in refused] == [404] * len(refused), [
-        (r.status_code, r.content[:120]) for r in refused
-    ]
-    assert Event.objects.filter(simulation=quay).count() == events
 
 
 # --- playing ---------------------------------------------------------------------------------
@@ -179,18 +42,20 @@ def test_a_guest_cannot_share_run_or_change_the_town(
 def test_a_guest_acts_only_for_their_own_newcomer(
     api: APIClient, other_api: APIClient, quay: Simulation
 ) -> None:
-    _share(api, quay, share="invited", guests=["bob"])
-    api.post(_url(quay, f"residents/{MENDER}/control/"), {"user_controlled": True}, format="json")
-    assert _join(other_api, quay).status_code == 201
+    share(api, quay, share="invited", guests=["bob"])
+    api.post(
+        play_url(quay, f"residents/{MENDER}/control/"), {"user_controlled": True}, format="json"
+    )
+    assert join(other_api, quay).status_code == 201
     events = Event.objects.filter(simulation=quay).count()
-    mine = _url(quay, "residents/Wren Holloway/")
-    theirs = _url(quay, f"residents/{MENDER}/")
+    mine = play_url(quay, "residents/Wren Holloway/")
+    theirs = play_url(quay, f"residents/{MENDER}/")
     for response in (
         other_api.post(f"{theirs}go/", {"tile": [8, 2]}, format="json"),
         other_api.post(f"{theirs}say/", {"to": "Wren Holloway", "text": "hi"}, format="json"),
         other_api.get(f"{theirs}sight/"),
-        other_api.delete(_url(quay, f"players/{MENDER}/")),
-        other_api.post(_url(quay, "players/"), {"resident": FAR}, format="json"),
+        other_api.delete(play_url(quay, f"players/{MENDER}/")),
+        other_api.post(play_url(quay, "players/"), {"resident": FAR}, format="json"),
     ):
         assert response.status_code == 403, response.content
         assert "yours" in error_of(response)["detail"] or "owner" in error_of(response)["detail"]
@@ -199,16 +64,18 @@ def test_a_guest_acts_only_for_their_own_newcomer(
     assert other_api.post(f"{mine}go/", {"tile": [6, 2]}, format="json").status_code == 200
     assert api.post(f"{mine}go/", {"tile": [7, 2]}, format="json").status_code == 200
     # The owner cannot take over a resident someone else plays.
-    taken = api.post(_url(quay, "players/"), {"resident": "Wren Holloway"}, format="json")
+    taken = api.post(play_url(quay, "players/"), {"resident": "Wren Holloway"}, format="json")
     assert taken.status_code == 409, taken.content
     assert "bob" in error_of(taken)["detail"]
 
 
 @pytest.mark.django_db(transaction=True)  # runs ticks, which commit
 def test_walking_to_a_clicked_tile_follows_a_path_there(api: APIClient, quay: Simulation) -> None:
-    assert _join(api, quay, tile=[20, 1]).status_code == 201
+    assert join(api, quay, tile=[20, 1]).status_code == 201
     # Down the corridor into the chandlery: a walk that turns corners.
-    walked = api.post(_url(quay, "residents/Wren Holloway/go/"), {"tile": [5, 6]}, format="json")
+    walked = api.post(
+        play_url(quay, "residents/Wren Holloway/go/"), {"tile": [5, 6]}, format="json"
+    )
     assert walked.status_code == 200, walked.content
     body = walked.json()
     assert body["action"] == "walking to the counter of Pell chandlery"
@@ -234,9 +101,9 @@ def test_walking_to_a_clicked_tile_follows_a_path_there(api: APIClient, quay: Si
 def test_a_bad_walk_is_a_400_and_moves_nobody(
     api: APIClient, quay: Simulation, body: dict[str, Any], field: str | None
 ) -> None:
-    _join(api, quay)
+    join(api, quay)
     events = Event.objects.filter(simulation=quay).count()
-    response = api.post(_url(quay, "residents/Wren Holloway/go/"), body, format="json")
+    response = api.post(play_url(quay, "residents/Wren Holloway/go/"), body, format="json")
     assert response.status_code == 400, response.content
     assert field in fields_of(response), fields_of(response)
     assert Event.objects.filter(simulation=quay).count() == events
@@ -244,15 +111,15 @@ def test_a_bad_walk_is_a_400_and_moves_nobody(
 
 @pytest.mark.django_db
 def test_who_is_in_sight_is_who_say_can_reach(api: APIClient, quay: Simulation) -> None:
-    _join(api, quay, tile=[6, 2])
-    sight = api.get(_url(quay, "residents/Wren Holloway/sight/"))
+    join(api, quay, tile=[6, 2])
+    sight = api.get(play_url(quay, "residents/Wren Holloway/sight/"))
     assert sight.status_code == 200, sight.content
     near = sight.json()
     # The mender three tiles off; the far one across the loft and the chandler in the
     # other room are not in sight.
     assert [(r["name"], r["distance"], r["person"]) for r in near] == [(MENDER, 3, False)]
     said = api.post(
-        _url(quay, "residents/Wren Holloway/say/"),
+        play_url(quay, "residents/Wren Holloway/say/"),
         {"to": FAR, "text": "Can you hear me over there?"},
         format="json",
     )
@@ -263,16 +130,16 @@ def test_who_is_in_sight_is_who_say_can_reach(api: APIClient, quay: Simulation) 
 def test_a_guest_talks_and_the_resident_answers_from_what_it_holds(
     api: APIClient, other_api: APIClient, quay: Simulation
 ) -> None:
-    _share(api, quay, share="invited", guests=["bob"])
+    share(api, quay, share="invited", guests=["bob"])
     # Something only the mender holds: the whisper becomes its thought.
     api.post(
-        _url(quay, f"residents/{MENDER}/whisper/"),
+        play_url(quay, f"residents/{MENDER}/whisper/"),
         {"statement": "the north jetty is closed for repairs until the spring tide"},
         format="json",
     )
-    _join(other_api, quay, tile=[5, 2])
+    join(other_api, quay, tile=[5, 2])
     said = other_api.post(
-        _url(quay, "residents/Wren Holloway/say/"),
+        play_url(quay, "residents/Wren Holloway/say/"),
         {"to": MENDER, "text": "Is the north jetty open today?"},
         format="json",
     )
@@ -286,7 +153,7 @@ def test_a_guest_talks_and_the_resident_answers_from_what_it_holds(
     # The owner watching sees it in the log as any conversation.
     held = [
         e
-        for e in api.get(_url(quay, "events/?kind=conversation.held")).json()["results"]
+        for e in api.get(play_url(quay, "events/?kind=conversation.held")).json()["results"]
         if e["payload"]["participants"] == ["Wren Holloway", MENDER]
     ]
     assert len(held) == 1 and held[0]["payload"]["lines"] == lines
@@ -296,27 +163,27 @@ def test_a_guest_talks_and_the_resident_answers_from_what_it_holds(
 def test_leaving_as_a_newcomer_leaves_the_town_and_a_take_over_hands_back(
     api: APIClient, other_api: APIClient, quay: Simulation
 ) -> None:
-    _share(api, quay, share="invited", guests=["bob"])
-    _join(other_api, quay)
-    taken = api.post(_url(quay, "players/"), {"resident": CHANDLER}, format="json")
+    share(api, quay, share="invited", guests=["bob"])
+    join(other_api, quay)
+    taken = api.post(play_url(quay, "players/"), {"resident": CHANDLER}, format="json")
     assert taken.status_code == 201 and taken.json()["user_controlled"] is True
     engine.simulation_run_inline(simulation=quay, steps=2)
 
-    left = other_api.delete(_url(quay, "players/Wren Holloway/"))
+    left = other_api.delete(play_url(quay, "players/Wren Holloway/"))
     assert left.status_code == 200, left.content
     assert left.json()["left_step"] == 2
-    back = api.delete(_url(quay, f"players/{CHANDLER}/"))
+    back = api.delete(play_url(quay, f"players/{CHANDLER}/"))
     assert back.status_code == 200 and back.json()["user_controlled"] is False
     assert back.json()["left_step"] is None
     assert not Player.objects.filter(simulation=quay).exists()
     # Replay draws the newcomer only between its arrival and its leaving.
-    replay = api.get(_url(quay, "replay/?from_step=0&to_step=2")).json()
+    replay = api.get(play_url(quay, "replay/?from_step=0&to_step=2")).json()
     wren = next(r for r in replay["residents"] if r["name"] == "Wren Holloway")
     assert (wren["arrived_step"], wren["left_step"]) == (0, 2)
     # Gone: the newcomer is no longer the guest's to act for, and nobody plays the
     # chandler now.
-    assert other_api.delete(_url(quay, "players/Wren Holloway/")).status_code == 403
-    assert api.delete(_url(quay, f"players/{CHANDLER}/")).status_code == 409
+    assert other_api.delete(play_url(quay, "players/Wren Holloway/")).status_code == 403
+    assert api.delete(play_url(quay, f"players/{CHANDLER}/")).status_code == 409
 
 
 @pytest.mark.django_db
@@ -336,7 +203,7 @@ def test_a_bad_join_is_a_400_naming_the_field_and_nobody_arrives(
     api: APIClient, quay: Simulation, body: dict[str, Any], field: str | None
 ) -> None:
     body = {"tile": [5, 2], **body} if "resident" not in body and "tile" not in body else body
-    response = api.post(_url(quay, "players/"), body, format="json")
+    response = api.post(play_url(quay, "players/"), body, format="json")
     assert response.status_code == 400, response.content
     assert field in fields_of(response), fields_of(response)
     assert Agent.objects.filter(simulation=quay).count() == 3
@@ -351,11 +218,11 @@ def test_a_resident_speaks_first_to_a_person_and_leaves_the_answer_to_them(
     opening line only (the person's words are the person's), kept by both, and it waits."""
     quay = quay_simulation(user, cognition="paper")
     api.post(
-        _url(quay, f"residents/{MENDER}/whisper/"),
+        play_url(quay, f"residents/{MENDER}/whisper/"),
         {"statement": "I must invite Wren Holloway to the net-mending supper tonight"},
         format="json",
     )
-    _join(api, quay, tile=[4, 1])
+    join(api, quay, tile=[4, 1])
     greeted = None
     for turn in range(30):
         engine.simulation_run_inline(simulation=quay, steps=1)
@@ -368,7 +235,7 @@ def test_a_resident_speaks_first_to_a_person_and_leaves_the_answer_to_them(
             break
         # Step away and back, so the mender sees the person anew.
         tile = [4, 1] if turn % 2 else [8, 3]
-        api.post(_url(quay, "residents/Wren Holloway/go/"), {"tile": tile}, format="json")
+        api.post(play_url(quay, "residents/Wren Holloway/go/"), {"tile": tile}, format="json")
     assert greeted is not None, "nobody spoke to the person in 30 steps"
     lines = greeted.payload["lines"]
     assert [line["speaker"] for line in lines] == [greeted.agent]
@@ -379,62 +246,30 @@ def test_a_resident_speaks_first_to_a_person_and_leaves_the_answer_to_them(
     assert speaker.chatting_with == "Wren Holloway"
     # The person answers, and the resident answers back.
     answer = api.post(
-        _url(quay, "residents/Wren Holloway/say/"),
+        play_url(quay, "residents/Wren Holloway/say/"),
         {"to": greeted.agent, "text": "Thank you, I would like that."},
         format="json",
     )
     assert answer.status_code == 201, answer.content
 
 
-@pytest.mark.django_db
-def test_staff_sees_who_plays_whom_and_who_may_join_in_the_admin(
-    staff: Client, api: APIClient, other_api: APIClient, quay: Simulation
-) -> None:
-    _share(api, quay, share="invited", guests=["bob"])
-    _join(other_api, quay)
-    players = staff.get(reverse("admin:runtime_player_changelist"))
-    assert players.status_code == 200
-    assert b"Wren Holloway" in players.content and b"bob" in players.content
-    player = Player.objects.get()
-    page = staff.get(reverse("admin:runtime_player_change", args=[player.pk]))
-    assert page.status_code == 200 and b"Wren Holloway" in page.content
-    assert staff.get(reverse("admin:runtime_player_delete", args=[player.pk])).status_code == 403
-    shared = staff.get(reverse("admin:world_simulation_changelist") + "?share=invited")
-    assert shared.status_code == 200 and quay.name.encode() in shared.content
-    detail = staff.get(reverse("admin:world_simulation_change", args=[quay.pk]))
-    assert detail.status_code == 200 and b'name="guests"' in detail.content
-
-
-@pytest.mark.django_db
-def test_the_owner_may_act_for_anyone_and_a_guest_for_their_own_only(
-    user: User, other_user: User, quay: Simulation
-) -> None:
-    quay.share = "anyone"
-    quay.save()
-    newcomer = player_join(simulation=quay, user=other_user, name="Tamsin Reed", tile=(9, 2))
-    mender = Agent.objects.get(simulation=quay, name=MENDER)
-    assert may_control(user=user, simulation=quay, agent=mender)
-    assert may_control(user=user, simulation=quay, agent=newcomer)
-    assert may_control(user=other_user, simulation=quay, agent=newcomer)
-    assert not may_control(user=other_user, simulation=quay, agent=mender)
-    assert newcomer.user_controlled and newcomer.currently == ""
-
-
 @pytest.mark.django_db(transaction=True)  # a delete's transaction is durable
 def test_a_fork_keeps_the_people_as_residents_and_a_delete_takes_the_players_along(
     api: APIClient, other_api: APIClient, quay: Simulation
 ) -> None:
-    _share(api, quay, share="anyone")
-    assert _join(other_api, quay).status_code == 201
-    fork = api.post(_url(quay, "fork/"), {"name": "the quay again"}, format="json")
+    share(api, quay, share="anyone")
+    assert join(other_api, quay).status_code == 201
+    fork = api.post(play_url(quay, "fork/"), {"name": "the quay again"}, format="json")
     assert fork.status_code == 201, fork.content
     forked = Simulation.objects.get(pk=fork.json()["id"])
     # The fork is its owner's alone: the guest's newcomer is there, the owner's to play.
     assert forked.share == "off" and not Player.objects.filter(simulation=forked).exists()
-    assert other_api.get(_url(forked)).status_code == 404
-    walked = api.post(_url(forked, "residents/Wren Holloway/go/"), {"tile": [6, 2]}, format="json")
+    assert other_api.get(play_url(forked)).status_code == 404
+    walked = api.post(
+        play_url(forked, "residents/Wren Holloway/go/"), {"tile": [6, 2]}, format="json"
+    )
     assert walked.status_code == 200, walked.content
-    assert api.delete(_url(quay)).status_code == 204
+    assert api.delete(play_url(quay)).status_code == 204
     assert not Player.objects.exists()
     assert not Simulation.objects.filter(pk=quay.pk).exists()
 
@@ -445,19 +280,19 @@ def test_two_people_talk_each_in_their_own_words(
 ) -> None:
     """A person spoken to is not answered for: the line is the speaker's only, both keep
     it, and the other answers with their own `say`."""
-    _share(api, quay, share="anyone")
-    _join(other_api, quay, tile=[6, 2])
-    _join(api, quay, name="Idris Vale", tile=[8, 2])
+    share(api, quay, share="anyone")
+    join(other_api, quay, tile=[6, 2])
+    join(api, quay, name="Idris Vale", tile=[8, 2])
     lines_before = ModelCall.objects.filter(simulation=quay, task="converse_line").count()
     said = other_api.post(
-        _url(quay, "residents/Wren Holloway/say/"),
+        play_url(quay, "residents/Wren Holloway/say/"),
         {"to": "Idris Vale", "text": "Have you crossed on the evening ferry before?"},
         format="json",
     )
     assert said.status_code == 201, said.content
     assert [line["speaker"] for line in said.json()["lines"]] == ["Wren Holloway"]
     answered = api.post(
-        _url(quay, "residents/Idris Vale/say/"),
+        play_url(quay, "residents/Idris Vale/say/"),
         {"to": "Wren Holloway", "text": "Twice; the swell past the breakwater is rough."},
         format="json",
     )
