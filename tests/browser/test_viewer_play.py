@@ -112,6 +112,8 @@ def test_two_people_play_in_one_town(
         host.fill("#share-guests", other_user.get_username())
         host.click("#share-form button[type=submit]")
         expect(host.locator("#share-error")).to_have_text("saved")
+        shared = Simulation.objects.get(pk=simulation.pk)
+        assert shared.share == "invited" and list(shared.guests.all()) == [other_user]
 
         with live_server.worker():
             simulation_run(simulation=simulation, steps=240, pace=simulation.sec_per_step)

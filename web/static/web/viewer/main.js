@@ -334,7 +334,10 @@ class Viewer {
     } catch (error) {
       $("control-error").textContent = `lost the server: ${error.message}`;
     }
-    setTimeout(() => this.poll(), this.simulation.status === "running" ? POLL_RUNNING_MS : POLL_MS);
+    // While the live stream brings the steps, the status is only read for what it says
+    // (running, paused, the pace): once a second is enough.
+    const running = this.simulation.status === "running" && !this.streaming();
+    setTimeout(() => this.poll(), running ? POLL_RUNNING_MS : POLL_MS);
   }
 }
 

@@ -28,7 +28,8 @@ export class Play {
     const players = await this.readPlayers();
     const mine = players.find((p) => p.you);
     if (mine) this.enter(mine.resident);
-    if ($("share-form")) this.readShare();
+    // Read before the page says it is ready: a late answer would undo what a user types.
+    if ($("share-form")) await this.readShare();
     setInterval(() => {
       if ($("players").closest("details").open) this.readPlayers();
     }, PLAYERS_MS);
