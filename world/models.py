@@ -77,7 +77,10 @@ class Location(models.Model):
     )
     kind = models.CharField(max_length=10, choices=LocationKind.choices)
     name = models.CharField(max_length=200)
-    address = models.CharField(max_length=600, help_text="the Ville:Hobbs Cafe:cafe:piano")
+    address = models.CharField(
+        max_length=600,
+        help_text="world:sector:arena:object, e.g. Brindle Green:Kettle Cafe:cafe:piano",
+    )
     tiles = ArrayField(models.IntegerField(), default=list, help_text="tile indices y*width+x")
 
     class Meta:

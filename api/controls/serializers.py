@@ -32,7 +32,7 @@ class ObjectStateSerializer(serializers.ModelSerializer[ObjectState]):
 class ObjectStateSetSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
     """An object's new state in words; "idle" clears it. Unknown fields are rejected."""
 
-    address = text_field(600, "the object's address, e.g. the Ville:Hobbs Cafe:cafe:cooking area")
+    address = text_field(600, "the object's address, e.g. Brindle Green:Kettle Cafe:cafe:stove")
     state = text_field(300, 'e.g. "burning"; "idle" clears it')
 
 

@@ -90,7 +90,7 @@ class ObjectStateView(generics.ListAPIView[ObjectState]):
         request=ObjectStateSetSerializer,
         examples=request_example(
             "The stove catches fire",
-            {"address": "the Ville:Hobbs Cafe:cafe:cooking area", "state": "burning"},
+            {"address": "Brindle Green:Kettle Cafe:cafe:stove", "state": "burning"},
         ),
         responses={200: ObjectStateSerializer, **error_responses(400, 401, 404, 413)},
     )
@@ -144,7 +144,7 @@ class GoView(APIView):
         "may walk any resident; a guest only the one they play.",
         parameters=RESIDENT_PATH,
         request=GoRequestSerializer,
-        examples=request_example("To the cafe", {"address": "the Ville:Hobbs Cafe:cafe"}),
+        examples=request_example("To the cafe", {"address": "Brindle Green:Kettle Cafe:cafe"}),
         responses={200: ResidentStateSerializer, **error_responses(400, 401, 404, 409, 413)},
     )
     def post(self, request: Request, **kwargs: Any) -> Response:
@@ -178,7 +178,7 @@ class SayView(APIView):
         parameters=RESIDENT_PATH,
         request=SayRequestSerializer,
         examples=request_example(
-            "A greeting", {"to": "Klaus Mueller", "text": "Hello! I am new here."}
+            "A greeting", {"to": "Tomas Brenner", "text": "Hello! I am new here."}
         ),
         responses={
             201: ConversationDetailSerializer,

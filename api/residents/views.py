@@ -142,12 +142,12 @@ class ResidentViewSet(
         examples=request_example(
             "A reporter moves in",
             {
-                "name": "Ada Lovelace",
+                "name": "Mira Okafor",
                 "age": 36,
                 "innate": "curious, precise",
-                "currently": "Ada Lovelace is a reporter new to the Ville",
-                "address": "the Ville:Hobbs Cafe:cafe",
-                "memories": ["I want to meet the owner of Hobbs Cafe"],
+                "currently": "Mira Okafor is a reporter new to Brindle Green",
+                "address": "Brindle Green:Kettle Cafe:cafe",
+                "memories": ["I want to meet the owner of Kettle Cafe"],
             },
         ),
         responses={201: ResidentStateSerializer, **error_responses(400, 401, 404, 413, 503)},
