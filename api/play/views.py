@@ -19,6 +19,7 @@ from runtime.controls import (
     players_of,
     share_set,
     sight_of,
+    tiles_apart,
 )
 from world.models import Simulation
 
@@ -164,7 +165,7 @@ class SightView(APIView):
                 "name": other.name,
                 "id": other.pk,
                 "tile": [other.tile_x, other.tile_y],
-                "distance": max(abs(other.tile_x - agent.tile_x), abs(other.tile_y - agent.tile_y)),
+                "distance": tiles_apart(agent, other),
                 "action": other.action,
                 "asleep": is_sleeping(other.action),
                 "person": other.user_controlled,

@@ -28,6 +28,7 @@ from runtime.controls.stepping_in import (
     agent_take_control,
     in_sight,
     newcomer_create,
+    tiles_apart,
 )
 from runtime.controls.voice import agent_interview, agent_whisper, whisper_memory
 from world.paths import NotWalkable, UnknownAddress, Unreachable
@@ -59,5 +60,6 @@ __all__ = [
     "players_of",
     "share_set",
     "sight_of",
+    "tiles_apart",
     "whisper_memory",
 ]

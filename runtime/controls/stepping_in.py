@@ -285,16 +285,17 @@ def in_sight(context: StepContext, agent: Agent) -> list[Agent]:
     if not here:
         return []
     near = [
-        (_distance(agent, other), name, other)
+        (tiles_apart(agent, other), name, other)
         for name, other in context.agents.items()
         if name != agent.name
         and context.arena_at(other.tile) == here
-        and _distance(agent, other) <= agent.vision_radius
+        and tiles_apart(agent, other) <= agent.vision_radius
     ]
     return [other for _, _, other in sorted(near, key=lambda row: row[:2])]
 
 
-def _distance(a: Agent, b: Agent) -> int:
+def tiles_apart(a: Agent, b: Agent) -> int:
+    """How far apart two residents stand, in tiles (the larger of x and y)."""
     return max(abs(a.tile_x - b.tile_x), abs(a.tile_y - b.tile_y))
 
 
