@@ -191,6 +191,16 @@ class Deployment:
         )
         return Counter(rows)
 
+    def abandoned(self, simulation: int) -> Counter[tuple[str, str]]:
+        """(task, prompt) of each chat call settled as abandoned now: its process's lease
+        lapsed while the call was in flight (a call ending later is billed after all)."""
+        rows = self.query(
+            "SELECT task, prompt FROM llm_modelcall WHERE simulation_id = %s"
+            " AND error = %s AND task <> %s",
+            [simulation, ABANDONED, EMBEDDING_TASK],
+        )
+        return Counter(rows)
+
     def in_flight(self, simulation: int) -> int:
         rows = self.query(
             "SELECT count(*) FROM llm_modelcall WHERE simulation_id = %s AND finished_at IS NULL",
