@@ -55,6 +55,30 @@ def _step_in(page: Page, name: str, about: str) -> None:
     expect(page.locator("#me-name")).to_have_text(name)
 
 
+def _clear_tile(page: Page, near: tuple[int, int]) -> tuple[tuple[int, int], float]:
+    """A loft tile a few tiles from `near` that no one is drawn within two tiles of, as
+    the page draws them now, and the tile's size in pixels."""
+    found = page.evaluate(
+        """([x0, y0]) => {
+            const town = window.smallvilleViewer.town, t = town.tile;
+            let best = null, bestClear = -1;
+            for (let x = Math.max(1, x0 - 6); x <= Math.min(24, x0 + 6); x++) {
+              for (let y = 1; y <= 3; y++) {
+                if (Math.abs(x - x0) + Math.abs(y - y0) < 3) continue;
+                const cx = (x + 0.5) * t, cy = (y + 0.5) * t;
+                const clear = Math.min(Infinity, ...town.drawn.filter(Boolean).map(
+                  ([px, py]) => Math.hypot(px - cx, py - cy)));
+                if (clear > bestClear) { best = [x, y]; bestClear = clear; }
+              }
+            }
+            return {tile: best, clear: bestClear / t, size: t};
+        }""",
+        list(near),
+    )
+    assert found["clear"] >= 2, found  # the loft is wide enough for that
+    return (found["tile"][0], found["tile"][1]), float(found["size"])
+
+
 def _tile(name: str, simulation: Simulation) -> tuple[int, int]:
     return Agent.objects.get(simulation=simulation, name=name).tile
 
@@ -147,11 +171,15 @@ def test_two_people_play_in_one_town(
             guest.focus("#map-wrap")
             guest.keyboard.press("d")
             wait_for(lambda: _tile(GUEST, simulation) == (start[0] + 1, start[1]), 30, "a step")
-            tile = guest.evaluate("() => window.smallvilleViewer.town.tile")
+            # A click on a resident opens a talk, so the tile clicked is one nobody is
+            # drawn near: residents walk the loft on their own.
+            target, tile = _clear_tile(guest, (start[0] + 1, start[1]))
             box = guest.locator("#map").bounding_box()
             assert box is not None
-            guest.mouse.click(box["x"] + 8.5 * tile, box["y"] + 3.5 * tile)
-            wait_for(lambda: _tile(GUEST, simulation) == (8, 3), 30, "the clicked tile")
+            guest.mouse.click(
+                box["x"] + (target[0] + 0.5) * tile, box["y"] + (target[1] + 0.5) * tile
+            )
+            wait_for(lambda: _tile(GUEST, simulation) == target, 30, "the clicked tile")
 
             # The guest asks someone in sight about what every resident holds (walking up
             # to the nearest when nobody is: residents come and go on their own).
