@@ -54,7 +54,7 @@ def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Iterator[No
     with django_db_blocker.unblock():
         database.commits_unsynced()
         database.flush_keeps_content_addressed_rows()
-        database.shipped_rows_ensure()
+        database.shipped_rows_keep()
     yield
     pools_connections_close()  # before the test database is dropped
 
