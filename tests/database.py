@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 import pytest
 from django.apps import apps
+from django.contrib.auth.models import Permission
+from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.db import connection, models
 from pytest_django.plugin import blocking_manager_key
@@ -148,8 +150,12 @@ def shipped_rows_restore(item: pytest.Item) -> None:
 # a model gives a text ((model, kind, text hash) -> vector), true in every test, and no
 # other row refers to it. Kept, a Celery worker or server a later test starts finds the
 # vectors of the Ville's and the bases' texts instead of running the embedder on them
-# again (the test process keeps its own in memory, memories.embeddings._memo).
-FLUSH_KEEPS = frozenset({EmbeddingCache._meta.db_table})
+# again (the test process keeps its own in memory, memories.embeddings._memo). Content
+# types and permissions are the models' own, the same in every test: kept, a flush's
+# `post_migrate` finds them instead of writing 200 rows again, and their ids hold.
+FLUSH_KEEPS = frozenset(
+    {EmbeddingCache._meta.db_table, ContentType._meta.db_table, Permission._meta.db_table}
+)
 
 
 def flush_keeps_content_addressed_rows() -> None:
