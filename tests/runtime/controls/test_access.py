@@ -256,4 +256,8 @@ def test_a_guest_watches_and_steps_in_and_may_do_nothing_else(
         format="json",
     )
     assert joined.status_code == 201, joined.content
-    assert api.get(f"/api/simulations/{theirs['id']}/stream/", {"after": 0}).status_code != 404
+    # The live log is the guest's to read too (its content is endless: not read here).
+    stream = api.get(f"/api/simulations/{theirs['id']}/stream/", {"after": 0})
+    assert stream.status_code == 200, stream
+    assert stream["Content-Type"].startswith("text/event-stream")
+    stream.close()
