@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from kernel.pools import pools_connections_close
 from runtime.dispatch import Work
 from tests import database, parallel
+from tests.factories import api_client_for
 from tests.model_server import ModelServer
 from world.models import Town
 from world.towns import town_get_or_import
@@ -88,21 +88,14 @@ def staff(db: None) -> Client:
     return client
 
 
-def _client_for(user: User) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
 @pytest.fixture
 def api(user: User) -> APIClient:
-    return _client_for(user)
+    return api_client_for(user)
 
 
 @pytest.fixture
 def other_api(other_user: User) -> APIClient:
-    return _client_for(other_user)
+    return api_client_for(other_user)
 
 
 @pytest.fixture(scope="session", autouse=True)

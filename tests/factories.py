@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from agents import services
 from world.models import Simulation
@@ -46,3 +48,11 @@ def unseeded_simulation(owner: User, monkeypatch: pytest.MonkeyPatch, base: str 
 def three_residents(owner: User, seed: int) -> Simulation:
     """Isabella, Klaus and Maria from 07:00 on Feb 13, with the paper's cognition, not run."""
     return simulation_of(owner, N3, seed=seed, start=SEVEN, cognition="paper")
+
+
+def api_client_for(user: User) -> APIClient:
+    """An API client that sends `user`'s token, as a script would."""
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client

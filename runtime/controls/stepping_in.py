@@ -285,11 +285,10 @@ def in_sight(context: StepContext, agent: Agent) -> list[Agent]:
     if not here:
         return []
     near = [
-        (tiles_apart(agent, other), name, other)
+        (apart, name, other)
         for name, other in context.agents.items()
-        if name != agent.name
-        and context.arena_at(other.tile) == here
-        and tiles_apart(agent, other) <= agent.vision_radius
+        if name != agent.name and context.arena_at(other.tile) == here
+        if (apart := tiles_apart(agent, other)) <= agent.vision_radius
     ]
     return [other for _, _, other in sorted(near, key=lambda row: row[:2])]
 

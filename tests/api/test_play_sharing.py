@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from runtime.controls.players import may_control, player_join
 from runtime.models import Player
 from tests.api import error_of, fields_of
+from tests.factories import api_client_for
 from tests.quay import MENDER, NET_LOFT, WORLD, join, play_url, quay_simulation, share
 from world.models import Agent, Event, Simulation
 
@@ -27,10 +28,7 @@ def quay(user: User) -> Simulation:
 
 @pytest.fixture
 def third_api(db: None) -> APIClient:
-    carol = User.objects.create_user(username="carol", password="carol-password-1")
-    client = APIClient()
-    client.force_authenticate(carol)
-    return client
+    return api_client_for(User.objects.create_user(username="carol", password="carol-password-1"))
 
 
 # --- who may watch and join ------------------------------------------------------------------
