@@ -36,23 +36,40 @@ def served() -> Iterator[str]:
 @contextmanager
 def viewer_page(owner: User, width: int = 1440, height: int = 900) -> Iterator[tuple[Page, str]]:
     """A headless Chromium page (the system's, as the browser tests use) with `owner`'s
+    session, and the served app's URL."""
+    with viewer_pages([owner], width, height) as (pages, url):
+        yield pages[0], url
+
+
+@contextmanager
+def viewer_pages(
+    users: list[User], width: int = 1440, height: int = 900
+) -> Iterator[tuple[list[Page], str]]:
+    """A page for each user, each in a browser context of its own with that user's
     session, and the served app's URL. Playwright keeps an event loop running in this
     thread, which Django takes for an async context: the ORM is used between browser calls
     only, so its check is lifted meanwhile (as tests/browser/conftest.py does)."""
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    client = Client()
-    client.force_login(owner)
-    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    sessions = []
+    for user in users:
+        client = Client()
+        client.force_login(user)
+        sessions.append(client.cookies[settings.SESSION_COOKIE_NAME].value)
     with served() as url, sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=shutil.which("chromium") or "/usr/bin/chromium", headless=True
         )
-        context = chromium.new_context(viewport={"width": width, "height": height})
-        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": url}])
-        page = context.new_page()
-        page.set_default_timeout(60_000)
+        pages = []
+        for session in sessions:
+            context = chromium.new_context(viewport={"width": width, "height": height})
+            context.add_cookies(
+                [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": url}]
+            )
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            pages.append(page)
         try:
-            yield page, url
+            yield pages, url
         finally:
             chromium.close()
 
