@@ -165,27 +165,37 @@ def _embed(
 _MEMO_SIZE = 20_000
 _memo: OrderedDict[tuple[str, str, str], Vectors] = OrderedDict()
 _memo_lock = threading.Lock()
+# The texts some thread is computing now: another thread that needs one waits for it
+# rather than computing it again (a town's residents see the same happening at once).
+_computing: dict[tuple[str, str, str], Future[Vectors]] = {}
 
 
 def _vectors(
     embedder: Embedder, texts: list[str], kind: str, simulation: Simulation | None
 ) -> list[Vectors]:
     keys = [(embedder.name, kind, text) for text in texts]
+    mine: dict[tuple[str, str, str], Future[Vectors]] = {}
+    theirs: dict[tuple[str, str, str], Future[Vectors]] = {}
     with _memo_lock:
         known = {key: _memo[key] for key in keys if key in _memo}
-    todo = list(
-        dict.fromkeys(text for key, text in zip(keys, texts, strict=True) if key not in known)
-    )
-    if todo:
-        fresh = np.concatenate(
-            [
-                _normalised(_request(embedder, todo[i : i + _BATCH], kind, simulation))
-                for i in range(0, len(todo), _BATCH)
-            ]
-        )
-        known.update(
-            ((embedder.name, kind, text), vector) for text, vector in zip(todo, fresh, strict=True)
-        )
+        for key in dict.fromkeys(keys):
+            if key in known:
+                continue
+            if key in _computing:
+                theirs[key] = _computing[key]
+            else:
+                mine[key] = _computing[key] = Future()
+    try:
+        known.update(_computed(embedder, list(mine), kind, simulation))
+    except BaseException as exc:
+        _settle(mine, known, exc)
+        raise
+    _settle(mine, known, None)
+    for key, future in theirs.items():
+        try:
+            known[key] = future.result()
+        except Exception:  # that thread's request failed: this one makes its own
+            known.update(_computed(embedder, [key], kind, simulation))
     with _memo_lock:
         for key in keys:
             _memo[key] = known[key]
@@ -193,6 +203,40 @@ def _vectors(
         while len(_memo) > _MEMO_SIZE:
             _memo.popitem(last=False)
     return [known[key] for key in keys]
+
+
+def _computed(
+    embedder: Embedder, keys: list[tuple[str, str, str]], kind: str, simulation: Simulation | None
+) -> dict[tuple[str, str, str], Vectors]:
+    """The vectors of these texts from the embedder, in batches."""
+    if not keys:
+        return {}
+    texts = [key[2] for key in keys]
+    fresh = np.concatenate(
+        [
+            _normalised(_request(embedder, texts[i : i + _BATCH], kind, simulation))
+            for i in range(0, len(texts), _BATCH)
+        ]
+    )
+    return dict(zip(keys, fresh, strict=True))
+
+
+def _settle(
+    mine: dict[tuple[str, str, str], Future[Vectors]],
+    known: dict[tuple[str, str, str], Vectors],
+    error: BaseException | None,
+) -> None:
+    """The texts this thread computed (or failed to): into the memo, and to whoever waits."""
+    with _memo_lock:
+        for key in mine:
+            _computing.pop(key, None)
+            if error is None:
+                _memo[key] = known[key]
+    for key, future in mine.items():
+        if error is None:
+            future.set_result(known[key])
+        else:
+            future.set_exception(error)
 
 
 # Passages embedded in the background while a step still waits on the model (one thread:

@@ -9,6 +9,7 @@ import sys
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from django.contrib.auth.models import User
 from agents.services import simulation_create_from_base
 from memories import embeddings
 from memories.embedders import (
+    PASSAGE,
     EmbeddingBackendError,
     EmbeddingModelMismatch,
     embedder_get,
@@ -164,6 +166,59 @@ def test_a_query_and_other_passages_do_not_wait_for_passages_embedded_ahead(
     assert time.monotonic() - started < 1.0
     embed_passages(texts=TEXTS)  # the backlog's own texts wait for it, computed once
     assert model_runs.count(TEXTS) == 1
+
+
+def test_threads_asking_for_the_same_new_texts_at_once_compute_each_once(
+    model_runs: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Residents who see one happening at once ask for its vector at once: the first
+    thread computes it, the others wait for that instead of computing it again."""
+    embedder = embedder_get()
+    counting = embedder.embed
+    seen = ["Orla Vance is mending a net on the slipway", "the ferry bell is ringing"]
+
+    def slow(texts: Sequence[str], kind: str) -> Any:
+        time.sleep(0.3)  # the others ask while it computes
+        return counting(texts, kind)
+
+    monkeypatch.setattr(embedder, "embed", slow)
+    with ThreadPoolExecutor(6) as pool:
+        got = list(
+            pool.map(
+                lambda n: embeddings._vectors(embedder, seen[n % 2 :] + seen, PASSAGE, None),
+                range(6),
+            )
+        )
+    assert sorted(text for run in model_runs for text in run) == sorted(seen)
+    for vectors in got:
+        assert np.array_equal(vectors[-2], got[0][-2]) and np.array_equal(vectors[-1], got[0][-1])
+
+
+def test_a_thread_waiting_on_a_failed_computation_makes_its_own(
+    model_runs: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = embedder_get()
+    counting = embedder.embed
+    text = "the lamplighter's ladder is broken"
+    calls = iter(range(100))
+
+    def failing_first(texts: Sequence[str], kind: str) -> Any:
+        if next(calls) == 0:
+            time.sleep(0.3)
+            raise EmbeddingBackendError("the first request fails")
+        return counting(texts, kind)
+
+    monkeypatch.setattr(embedder, "embed", failing_first)
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(embeddings._vectors, embedder, [text], PASSAGE, None)
+        time.sleep(0.1)
+        second = pool.submit(embeddings._vectors, embedder, [text], PASSAGE, None)
+        with pytest.raises(EmbeddingBackendError):
+            first.result()
+        vectors = second.result()
+    assert model_runs == [[text]]
+    assert np.allclose(vectors[0], embed_passages(texts=[text])[0])
+    assert not embeddings._computing
 
 
 def test_empty_batch() -> None:
