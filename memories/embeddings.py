@@ -185,12 +185,15 @@ def _vectors(
                 theirs[key] = _computing[key]
             else:
                 mine[key] = _computing[key] = Future()
-    try:
-        known.update(_computed(embedder, list(mine), kind, simulation))
-    except BaseException as exc:
-        _settle(mine, known, exc)
-        raise
-    _settle(mine, known, None)
+    own = list(mine)
+    for i in range(0, len(own), _BATCH):  # each batch handed to its waiters when done
+        batch = {key: mine[key] for key in own[i : i + _BATCH]}
+        try:
+            known.update(_computed(embedder, list(batch), kind, simulation))
+        except BaseException as exc:
+            _settle({key: mine[key] for key in own[i:]}, known, exc)
+            raise
+        _settle(batch, known, None)
     for key, future in theirs.items():
         try:
             known[key] = future.result()
@@ -208,16 +211,10 @@ def _vectors(
 def _computed(
     embedder: Embedder, keys: list[tuple[str, str, str]], kind: str, simulation: Simulation | None
 ) -> dict[tuple[str, str, str], Vectors]:
-    """The vectors of these texts from the embedder, in batches."""
+    """The vectors of these texts from the embedder, one request."""
     if not keys:
         return {}
-    texts = [key[2] for key in keys]
-    fresh = np.concatenate(
-        [
-            _normalised(_request(embedder, texts[i : i + _BATCH], kind, simulation))
-            for i in range(0, len(texts), _BATCH)
-        ]
-    )
+    fresh = _normalised(_request(embedder, [key[2] for key in keys], kind, simulation))
     return dict(zip(keys, fresh, strict=True))
 
 

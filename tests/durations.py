@@ -1,7 +1,7 @@
 """The tests' expected seconds, for the parallel run's scheduler (tests/parallel.py): the
 longest units of work start first, so the run does not end waiting on one long test handed
 out last. `tests/durations.json` holds the tests that took more than `SLOW` seconds in a
-measured run (`make test`'s own, in parallel); any other counts `OTHER`.
+measured serial run; any other counts `OTHER`.
 
 `python -m tests.durations JUNIT.xml` writes it from a run's JUnit report
 (`make pytest PYTEST_ADDOPTS=--junitxml=JUNIT.xml`); a stale entry only orders the queue
