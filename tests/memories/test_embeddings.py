@@ -197,6 +197,8 @@ def test_threads_asking_for_the_same_new_texts_at_once_compute_each_once(
 def test_a_thread_waiting_on_a_failed_computation_makes_its_own(
     model_runs: list[list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The thread computing a text fails: the one waiting on it asks the embedder itself,
+    and nothing is left marked as being computed."""
     embedder = embedder_get()
     counting = embedder.embed
     text = "the lamplighter's ladder is broken"
@@ -211,7 +213,8 @@ def test_a_thread_waiting_on_a_failed_computation_makes_its_own(
     monkeypatch.setattr(embedder, "embed", failing_first)
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(embeddings._vectors, embedder, [text], PASSAGE, None)
-        time.sleep(0.1)
+        while not embeddings._computing:  # the first computes it now; the second waits
+            time.sleep(0.01)
         second = pool.submit(embeddings._vectors, embedder, [text], PASSAGE, None)
         with pytest.raises(EmbeddingBackendError):
             first.result()
